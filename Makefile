@@ -1,0 +1,40 @@
+# The book's commands. Quick start: `make html`, then `make test` (see README.md).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+JB     := $(VENV)/bin/jupyter-book
+STAMP  := $(VENV)/.installed
+
+.PHONY: html test references lint bench pdf clean freeze
+
+# Set-up: a project-local virtual environment with the pinned requirements and lib (-e .).
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+# The website, strict: warnings are errors. Output: _build/html/index.html
+html: $(STAMP)
+	$(JB) build . --builder html -W -n --keep-going
+
+# The whole test suite: lint, lib's unit tests, every chapter under nbval against its
+# reference outputs, the quoted figures, and the strict build of the site with its checks.
+test: $(STAMP)
+	$(PY) -m ruff check lib tests benchmarks tools
+	$(PY) -m pytest
+
+# Re-execute every chapter under nbval and rewrite tests/reference/. Review the diff.
+references: $(STAMP)
+	$(PY) -m pytest book --regen-references -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check lib tests benchmarks tools
+
+clean:
+	rm -rf _build
+
+freeze: $(STAMP)
+	{ echo "# Pinned environment for the site, the notebooks, the tests and Binder."; \
+	  echo "# Regenerate with: make freeze  (then review the diff)."; \
+	  $(PY) -m pip freeze --exclude-editable; echo "-e ."; } > requirements.txt

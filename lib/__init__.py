@@ -1,0 +1,64 @@
+"""Shared code of the executable notes on the mathematics of attention.
+
+Small, flat modules by topic; chapters import from here::
+
+    from lib import softmax, softmax_jacobian, cosine, simulate_dot_products
+
+* :mod:`lib.probability` – exact expectation and variance, seeded simulations of q · k
+* :mod:`lib.vectors` – dot products, norms, cosines, projections
+* :mod:`lib.attention` – softmax, its Jacobian, scaled dot-product attention
+* :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
+* :mod:`lib.widgets` – controls with live, static and explorable faces
+"""
+
+from .attention import (
+    attention,
+    attention_weights,
+    numerical_jacobian,
+    scores,
+    sigmoid,
+    sigmoid_slope,
+    softmax,
+    softmax_jacobian,
+)
+from .probability import (
+    COMPONENT_DISTRIBUTIONS,
+    expectation,
+    fair_die,
+    sample_components,
+    simulate_dot_products,
+    variance,
+)
+from .vectors import (
+    angle,
+    cosine,
+    dot,
+    norm,
+    random_cosines,
+    scalar_projection,
+    vector_projection,
+)
+
+__all__ = [
+    "COMPONENT_DISTRIBUTIONS",
+    "angle",
+    "attention",
+    "attention_weights",
+    "cosine",
+    "dot",
+    "expectation",
+    "fair_die",
+    "norm",
+    "numerical_jacobian",
+    "random_cosines",
+    "sample_components",
+    "scalar_projection",
+    "scores",
+    "sigmoid",
+    "sigmoid_slope",
+    "simulate_dot_products",
+    "softmax",
+    "softmax_jacobian",
+    "variance",
+    "vector_projection",
+]

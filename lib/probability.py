@@ -1,0 +1,103 @@
+"""Expectation and variance, exactly for finite distributions and by seeded simulation."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ._checks import generator, positive_int
+
+#: Distributions with mean 0 and variance 1 used for the components of q and k.
+COMPONENT_DISTRIBUTIONS = ("normal", "uniform", "coin")
+
+
+def _distribution(values, probs):
+    values, probs = list(values), list(probs)
+    if not values:
+        raise ValueError("the distribution is empty: give at least one value")
+    if len(values) != len(probs):
+        raise ValueError(
+            f"values and probs must have the same length, got {len(values)} and {len(probs)}"
+        )
+    if any(p < 0 for p in probs):
+        raise ValueError("probabilities must be non-negative")
+    total = sum(probs)
+    if isinstance(total, Fraction) or all(isinstance(p, int) for p in probs):
+        ok = total == 1
+    else:
+        ok = abs(float(total) - 1.0) < 1e-9
+    if not ok:
+        raise ValueError(f"probabilities must sum to 1, they sum to {total}")
+    return values, probs
+
+
+def expectation(values, probs, g=None):
+    """Probability-weighted average, ``E[g(X)] = Σ_x g(x) P(X = x)`` (``g`` defaults to identity).
+
+    Exact when the inputs are ``Fraction`` or ``int``.
+
+    >>> expectation(*fair_die())
+    Fraction(7, 2)
+    """
+    values, probs = _distribution(values, probs)
+    g = g or (lambda x: x)
+    return sum(g(x) * p for x, p in zip(values, probs))
+
+
+def variance(values, probs):
+    """Expected squared deviation from the mean, ``Var(X) = E[(X − μ)²]``.
+
+    >>> variance(*fair_die())
+    Fraction(35, 12)
+    """
+    mu = expectation(values, probs)
+    return expectation(values, probs, lambda x: (x - mu) ** 2)
+
+
+def fair_die():
+    """Faces 1–6 of a fair die and their exact probabilities (``Fraction(1, 6)`` each).
+
+    >>> fair_die()[0]
+    [1, 2, 3, 4, 5, 6]
+    """
+    return list(range(1, 7)), [Fraction(1, 6)] * 6
+
+
+def sample_components(dist: str, size, rng: np.random.Generator) -> np.ndarray:
+    """Draw i.i.d. components with mean 0 and variance 1 from one of three shapes.
+
+    ``"normal"``: N(0, 1); ``"uniform"``: uniform on [−√3, √3]; ``"coin"``: ±1 with
+    probability 1/2 each.
+
+    >>> sample_components("coin", 4, np.random.default_rng(0)).tolist()
+    [1.0, -1.0, -1.0, -1.0]
+    """
+    rng = generator(rng)
+    if dist == "normal":
+        return rng.standard_normal(size)
+    if dist == "uniform":
+        return rng.uniform(-np.sqrt(3.0), np.sqrt(3.0), size)
+    if dist == "coin":
+        return np.where(rng.random(size) < 0.5, -1.0, 1.0)
+    raise ValueError(f"dist must be one of {COMPONENT_DISTRIBUTIONS}, got {dist!r}")
+
+
+def simulate_dot_products(
+    d_k: int, n: int, rng: np.random.Generator, dist: str = "normal", scale: bool = False
+) -> np.ndarray:
+    """``n`` independent dot products ``q · k`` of ``d_k``-dimensional random vectors.
+
+    .. math:: q \\cdot k = \\sum_{i=1}^{d_k} q_i k_i, \\qquad
+              \\mathbb{E}[q \\cdot k] = 0, \\quad \\operatorname{Var}(q \\cdot k) = d_k
+
+    With ``scale=True`` each product is divided by ``√d_k`` (variance 1).
+
+    >>> simulate_dot_products(4, 3, np.random.default_rng(0)).shape
+    (3,)
+    """
+    d_k, n = positive_int(d_k, "d_k"), positive_int(n, "n")
+    q = sample_components(dist, (n, d_k), rng)
+    k = sample_components(dist, (n, d_k), rng)
+    x = np.einsum("ij,ij->i", q, k)
+    return x / np.sqrt(d_k) if scale else x

@@ -1,0 +1,218 @@
+"""pytest plugin: re-execute every MyST chapter under nbval against committed reference outputs.
+
+The chapters in ``_toc.yml`` are the single source. For each one this plugin
+
+1. reads the ``.md`` with jupytext (no converted copy is written or committed);
+2. pairs each code cell with the cell of ``tests/reference/<chapter>.ipynb`` whose source is
+   identical (cells are aligned with difflib, so an edit fails only the cells it touches);
+3. hands the cells to nbval, which executes them in a fresh kernel of this environment and
+   compares every output (strict mode: stdout, stderr, ``text/plain``, ``text/html``, glue
+   records) after the substitutions in ``tests/sanitize.cfg``.
+
+A code cell with no reference, or whose reference was made from different source, fails with a
+message that says so. ``pytest --regen-references`` (``make references``) runs the same nbval
+execution and writes the reference notebooks from what it captured, so the references are
+nbval's own outputs, never another executor's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import hashlib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
+from nbval.plugin import (
+    IPyNbCell,
+    IPyNbFile,
+    NbCellError,
+    find_comment_markers,
+    find_metadata_tags,
+    get_sanitize_patterns,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_DIR = ROOT / "tests" / "reference"
+SANITIZE_FILE = ROOT / "tests" / "sanitize.cfg"
+#: Output data that are not compared by nbval and are left out of the references.
+DROPPED_MIME = ("image/png", "image/jpeg", "image/svg+xml",
+                "application/vnd.jupyter.widget-view+json")
+
+
+def toc_files() -> list[Path]:
+    """Every document listed in ``_toc.yml``, as a path to its ``.md`` source."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return [ROOT / f"{f}.md" for f in files]
+
+
+@functools.cache
+def chapter_paths() -> tuple[Path, ...]:
+    """The documents of the book that contain code cells (the executable chapters)."""
+    return tuple(p for p in toc_files() if code_cells(read_chapter(p)))
+
+
+def read_chapter(path: Path) -> nbformat.NotebookNode:
+    """The chapter as a notebook, read from its MyST source."""
+    return jupytext.read(path, fmt="md:myst")
+
+
+def code_cells(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def reference_path(path: Path) -> Path:
+    return REFERENCE_DIR / f"{path.stem}.ipynb"
+
+
+def sanitize_patterns() -> list[tuple[str, str]]:
+    return get_sanitize_patterns(SANITIZE_FILE.read_text())
+
+
+def sanitize(text: str, patterns=None) -> str:
+    for regex, replace in patterns if patterns is not None else sanitize_patterns():
+        text = re.sub(regex, replace, text)
+    return text
+
+
+def attach_references(nb, ref_path: Path) -> list[str | None]:
+    """Copy reference outputs onto ``nb``'s code cells; return, per cell, why it has none."""
+    cells = code_cells(nb)
+    if not ref_path.exists():
+        return [f"no reference file {ref_path.relative_to(ROOT)}"] * len(cells)
+    ref_cells = code_cells(nbformat.read(ref_path, as_version=4))
+    problems: list[str | None] = ["its source differs from every reference cell "
+                                  "(new or edited cell)"] * len(cells)
+    matcher = difflib.SequenceMatcher(a=[c.source for c in cells],
+                                      b=[c.source for c in ref_cells], autojunk=False)
+    for a, b, size in matcher.get_matching_blocks():
+        for i in range(size):
+            ref = ref_cells[b + i]
+            cells[a + i].outputs = ref.outputs
+            cells[a + i].execution_count = ref.execution_count
+            problems[a + i] = None
+            if ref.execution_count is None:
+                problems[a + i] = "its reference cell was never executed"
+    return problems
+
+
+class ChapterFile(IPyNbFile):
+    """A MyST chapter, collected as a notebook of nbval cells."""
+
+    def collect(self):
+        self.nb = read_chapter(self.path)
+        problems = attach_references(self.nb, reference_path(self.path))
+        self.captured = {}
+        for num, (cell, problem) in enumerate(zip(code_cells(self.nb), problems)):
+            options = defaultdict(bool, find_metadata_tags(cell.metadata))
+            options.update(dict(find_comment_markers(cell.source)))
+            options.setdefault("check", True)
+            yield ChapterCell.from_parent(self, name=f"Cell {num}", cell_num=num, cell=cell,
+                                          options=options, problem=problem)
+
+    def setup(self):
+        # Always this environment's interpreter (the one running pytest), cwd = the chapter's.
+        self.kernel = RunningKernel(
+            CURRENT_ENV_KERNEL_NAME, cwd=str(self.path.parent),
+            startup_timeout=self.config.option.nbval_kernel_startup_timeout,
+        )
+        self.sanitize_patterns.update(sanitize_patterns())
+
+    def teardown(self):
+        super().teardown()
+        if self.config.option.regen_references:
+            write_reference(self)
+
+
+class ChapterCell(IPyNbCell):
+    def __init__(self, *args, problem=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.problem = problem
+
+    def runtest(self):
+        regen = self.config.option.regen_references
+        if regen:
+            self.options["check"] = False
+        super().runtest()  # executes the cell; compares outputs unless regenerating
+        if regen:
+            self.parent.captured[self.cell_num] = self.test_outputs
+        elif self.problem and self.options["check"] and not self.options["skip"]:
+            raise NbCellError(
+                self.cell_num,
+                f"No reference output for this cell: {self.problem}. Run `make references` "
+                "and review the diff of tests/reference/.",
+                self.cell.source,
+            )
+
+    def reportinfo(self):
+        return self.path, 0, f"{self.path.relative_to(ROOT)}::Cell {self.cell_num}"
+
+
+def clean_outputs(outputs, patterns) -> list:
+    """Outputs as stored in a reference: sanitized, without the data nbval never compares."""
+    cleaned = []
+    for out in outputs:
+        out = nbformat.from_dict(dict(out))
+        if out.output_type == "execute_result":
+            out.pop("execution_count", None)
+            out.output_type = "display_data"  # the count is not compared; keep files stable
+        if "data" in out:
+            out.data = {k: sanitize(v, patterns) if isinstance(v, str) else v
+                        for k, v in out.data.items() if k not in DROPPED_MIME}
+            out.metadata = {}
+        if "text" in out:
+            out.text = sanitize(out.text, patterns)
+        cleaned.append(out)
+    return cleaned
+
+
+def write_reference(chapter: ChapterFile) -> None:
+    cells = code_cells(chapter.nb)
+    if len(chapter.captured) != len(cells):
+        missing = sorted(set(range(len(cells))) - set(chapter.captured))
+        print(f"\nnot writing {reference_path(chapter.path).name}: cells {missing} did not run")
+        return
+    patterns = sanitize_patterns()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": chapter.nb.metadata.get("kernelspec", {}),
+                   "source": str(chapter.path.relative_to(ROOT))}
+    seen = set()
+    for num, cell in enumerate(cells):
+        ref = nbformat.v4.new_code_cell(source=cell.source)
+        ref.id = hashlib.sha1(cell.source.encode()).hexdigest()[:8]
+        while ref.id in seen:  # identical sources: keep ids unique and stable
+            ref.id = hashlib.sha1(ref.id.encode()).hexdigest()[:8]
+        seen.add(ref.id)
+        ref.execution_count = num + 1
+        ref.outputs = clean_outputs(chapter.captured[num], patterns)
+        nb.cells.append(ref)
+    REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, reference_path(chapter.path))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-references", action="store_true", default=False,
+                     help="execute the chapters under nbval and rewrite tests/reference/")
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".md" and file_path in chapter_paths():
+        return ChapterFile.from_parent(parent, path=file_path)
+    return None
