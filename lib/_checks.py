@@ -68,7 +68,7 @@ def positive_float(x, name: str) -> float:
 
 
 def generator(rng) -> np.random.Generator:
-    """Raise ``ValueError`` unless ``rng`` is a ``numpy.random.Generator``: randomness is explicit."""
+    """Raise ``ValueError`` unless ``rng`` is a ``numpy.random.Generator`` (explicit randomness)."""
     if not isinstance(rng, np.random.Generator):
         raise ValueError(
             "rng must be a numpy.random.Generator, e.g. np.random.default_rng(0); "

@@ -49,12 +49,21 @@ STYLE = {
 
 
 def use_house_style() -> None:
-    """Apply the house style to every figure drawn after this call."""
+    """Apply the house style to every figure drawn after this call.
+
+    >>> use_house_style(); mpl.rcParams["axes.spines.top"]
+    False
+    """
     mpl.rcParams.update(STYLE)
 
 
 def get_ax(ax=None, figsize=None):
-    """Return ``ax``, or a new Axes on a new figure when ``ax`` is ``None``."""
+    """Return ``ax``, or a new Axes on a new figure when ``ax`` is ``None``.
+
+    >>> ax = get_ax(); get_ax(ax) is ax
+    True
+    >>> plt.close(ax.figure)
+    """
     if ax is not None:
         return ax
     _, ax = plt.subplots(figsize=figsize)

@@ -42,7 +42,7 @@ def expectation(values, probs, g=None):
     """
     values, probs = _distribution(values, probs)
     g = g or (lambda x: x)
-    return sum(g(x) * p for x, p in zip(values, probs))
+    return sum(g(x) * p for x, p in zip(values, probs, strict=True))
 
 
 def variance(values, probs):
@@ -101,3 +101,43 @@ def simulate_dot_products(
     k = sample_components(dist, (n, d_k), rng)
     x = np.einsum("ij,ij->i", q, k)
     return x / np.sqrt(d_k) if scale else x
+
+
+def independent_pair(x, y):
+    """Joint distribution of two independent finite random variables, ``P(x, y) = P(x) P(y)``.
+
+    ``x`` and ``y`` are ``(values, probs)`` pairs such as :func:`fair_die` returns. The result
+    is ``(pairs, probs)``: every ``(x, y)`` combination and its probability, ready for
+    :func:`expectation` with a ``g`` that takes a pair.
+
+    >>> pairs, probs = independent_pair(fair_die(), fair_die())
+    >>> len(pairs), probs[0], expectation(pairs, probs, lambda xy: xy[0] * xy[1])
+    (36, Fraction(1, 36), Fraction(49, 4))
+    """
+    try:
+        (xv, xp), (yv, yp) = x, y
+    except (TypeError, ValueError):
+        raise ValueError("x and y must each be a (values, probs) pair") from None
+    xv, xp = _distribution(xv, xp)
+    yv, yp = _distribution(yv, yp)
+    pairs = [(a, b) for a in xv for b in yv]
+    probs = [pa * pb for pa in xp for pb in yp]
+    return pairs, probs
+
+
+def covariance(pairs, probs):
+    """Covariance of a joint distribution over pairs, ``Cov(X, Y) = E[XY] − E[X] E[Y]``.
+
+    ``pairs`` lists the ``(x, y)`` outcomes and ``probs`` their probabilities. Zero for an
+    independent pair (Rule 2); exact when the inputs are ``Fraction`` or ``int``.
+
+    >>> covariance([(1, 1), (-1, -1)], [Fraction(1, 2), Fraction(1, 2)])
+    Fraction(1, 1)
+    """
+    pairs = list(pairs)
+    if any(not isinstance(xy, (tuple, list)) or len(xy) != 2 for xy in pairs):
+        raise ValueError("pairs must be (x, y) outcomes of length 2")
+    e_xy = expectation(pairs, probs, lambda xy: xy[0] * xy[1])
+    e_x = expectation(pairs, probs, lambda xy: xy[0])
+    e_y = expectation(pairs, probs, lambda xy: xy[1])
+    return e_xy - e_x * e_y

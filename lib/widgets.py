@@ -22,8 +22,9 @@ import html
 import io
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -238,7 +239,7 @@ class Control:
         grids = [list(p.values) for p in self.params]
         frames = {}
         for combo in itertools.product(*[range(len(g)) for g in grids]):
-            values = {p.name: g[i] for p, g, i in zip(self.params, grids, combo)}
+            values = {p.name: g[i] for p, g, i in zip(self.params, grids, combo, strict=True)}
             self.set(**values)
             data = base64.b64encode(self.png(dpi=EXPLORE_DPI, quantize=True)).decode("ascii")
             frames[",".join(map(str, combo))] = "data:image/png;base64," + data
@@ -272,13 +273,13 @@ class Control:
                 )
         alts = {
             key: self.alt_text({p.name: p.values[int(j)] for p, j in
-                                zip(self.params, key.split(","))})
+                                zip(self.params, key.split(","), strict=True)})
             for key in frames
         }
         payload = json.dumps({"frames": frames, "alts": alts,
                               "labels": [labels[p.name] for p in self.params]})
         script = (
-            "(function(){var root=document.getElementById('%s');"
+            "(function(){var root=document.getElementById('__UID__');"
             "var data=JSON.parse(root.querySelector('script[type=\"application/json\"]')"
             ".textContent);var img=root.querySelector('img');"
             "var inputs=root.querySelectorAll('[data-param]');"
@@ -290,7 +291,7 @@ class Control:
             "[+el.value];}});}"
             "inputs.forEach(function(el){el.addEventListener('input',show);"
             "el.addEventListener('change',show);});show();})();"
-        ) % uid
+        ).replace("__UID__", uid)
         return (
             f'<div class="explorable" id="{uid}" data-state="{default_key}">'
             f'<div class="explorable-controls">{" ".join(controls)}</div>'

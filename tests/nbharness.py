@@ -26,7 +26,6 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import pytest
 import yaml
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 from nbval.plugin import (
@@ -120,7 +119,7 @@ class ChapterFile(IPyNbFile):
         self.nb = read_chapter(self.path)
         problems = attach_references(self.nb, reference_path(self.path))
         self.captured = {}
-        for num, (cell, problem) in enumerate(zip(code_cells(self.nb), problems)):
+        for num, (cell, problem) in enumerate(zip(code_cells(self.nb), problems, strict=True)):
             options = defaultdict(bool, find_metadata_tags(cell.metadata))
             options.update(dict(find_comment_markers(cell.source)))
             options.setdefault("check", True)

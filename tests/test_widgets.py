@@ -1,0 +1,122 @@
+"""Controls: parameter validation, the three faces, and the live widget driven by its values."""
+
+import base64
+import json
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+from lib import sigmoid
+from lib.widgets import Choice, Control, Slider, Toggle
+
+
+def setup(fig):
+    ax = fig.add_subplot()
+    (line,) = ax.plot([], [])
+    ax.set_xlim(-5, 5)
+    ax.set_ylim(0, 1)
+    return {"line": line, "calls": []}
+
+
+def update(artists, gap, flip, kind="sigmoid"):
+    artists["calls"].append((gap, flip, kind))
+    x = np.linspace(-5, 5, 50)
+    y = sigmoid(gap - x if flip else x - gap)
+    artists["line"].set_data(x, y if kind == "sigmoid" else 1 - y)
+
+
+PARAMS = [Slider("gap", (-2, 0, 2), 0, integer=True, label="gap"), Toggle("flip", False)]
+
+
+@pytest.fixture
+def control():
+    return Control(setup, update, PARAMS, alt="sigmoid shifted by {gap}, flipped: {flip}")
+
+
+def test_slider_rejects_bad_specs():
+    with pytest.raises(ValueError, match="at least one value"):
+        Slider("a", (), 0)
+    with pytest.raises(ValueError, match="increasing"):
+        Slider("a", (2, 1), 1)
+    with pytest.raises(ValueError, match="not one of its values"):
+        Slider("a", (1, 2), 3)
+    with pytest.raises(ValueError, match="non-finite"):
+        Slider("a", (1, float("nan")), 1)
+
+
+def test_choice_and_toggle_validate():
+    with pytest.raises(ValueError, match="not an option"):
+        Choice("c", ("x", "y"), "z")
+    with pytest.raises(ValueError, match="True or False"):
+        Toggle("t").validate("yes")
+    assert Choice("c", ("x", "y"), "x").validate("y") == "y"
+
+
+def test_control_rejects_bad_construction():
+    with pytest.raises(ValueError, match="at least one parameter"):
+        Control(setup, update, [], alt="x")
+    with pytest.raises(ValueError, match="unique"):
+        Control(setup, update, [Toggle("a"), Toggle("a")], alt="x")
+    with pytest.raises(ValueError, match="alt text"):
+        Control(setup, update, PARAMS, alt=" ")
+
+
+def test_set_validates_and_updates(control):
+    control.set(gap=2)
+    assert control.values == {"gap": 2, "flip": False}
+    assert control.artists["calls"][-1] == (2, False, "sigmoid")
+    with pytest.raises(ValueError, match=r"gap must lie in \[-2, 2\]"):
+        control.set(gap=3)
+    with pytest.raises(ValueError, match="unknown parameters"):
+        control.set(temperature=1)
+    assert control.values["gap"] == 2  # a rejected value changes nothing
+
+
+def test_explorable_face_has_one_frame_per_state(control):
+    html = control.explorable_html()
+    payload = json.loads(re.search(r'<script type="application/json">(.*?)</script>',
+                                   html).group(1))
+    assert sorted(payload["frames"]) == [f"{i},{j}" for i in range(3) for j in range(2)]
+    pngs = {base64.b64decode(v.split(",", 1)[1]) for v in payload["frames"].values()}
+    assert len(pngs) == 6 and all(p.startswith(b"\x89PNG") for p in pngs)
+    assert payload["alts"]["2,1"] == "sigmoid shifted by 2, flipped: True"
+    assert 'data-state="1,0"' in html  # opens at the defaults
+    assert html.count('type="range"') == 1 and html.count('type="checkbox"') == 1
+    assert control.values == {"gap": 0, "flip": False}  # defaults restored afterwards
+
+
+def test_explorable_face_is_deterministic(control):
+    assert control.explorable_html() == control.explorable_html()
+
+
+def test_bundle_carries_every_face(control):
+    bundle = control._repr_mimebundle_()
+    assert {"text/html", "image/png", "text/plain"} <= set(bundle)
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "Control(gap=0, flip=False)"
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+
+
+def test_live_widget_redraws_when_its_values_change(control):
+    box = control.widget()
+    before = box.image.value
+    box.inputs["gap"].value = 2
+    assert control.values["gap"] == 2 and box.image.value != before
+    box.inputs["flip"].value = True
+    assert control.artists["calls"][-1] == (2, True, "sigmoid")
+    box.inputs["gap"].value = 99  # the slider clamps: it cannot be driven out of range
+    assert box.inputs["gap"].value == 2 and control.values["gap"] == 2
+    assert control.widget() is box
+
+
+def test_choice_parameter_in_both_faces():
+    c = Control(setup, update, PARAMS + [Choice("kind", ("sigmoid", "complement"), "sigmoid")],
+                alt="{kind}")
+    assert "<select" in c.explorable_html()
+    c.widget().inputs["kind"].value = "complement"
+    assert c.artists["calls"][-1][2] == "complement"
