@@ -95,7 +95,8 @@ def attach_references(nb, ref_path: Path) -> list[str | None]:
     """Copy reference outputs onto ``nb``'s code cells; return, per cell, why it has none."""
     cells = code_cells(nb)
     if not ref_path.exists():
-        return [f"no reference file {ref_path.relative_to(ROOT)}"] * len(cells)
+        shown = ref_path.relative_to(ROOT) if ref_path.is_relative_to(ROOT) else ref_path
+        return [f"no reference file {shown}"] * len(cells)
     ref_cells = code_cells(nbformat.read(ref_path, as_version=4))
     problems: list[str | None] = ["its source differs from every reference cell "
                                   "(new or edited cell)"] * len(cells)
