@@ -28,6 +28,13 @@ test: $(STAMP)
 references: $(STAMP)
 	$(PY) -m pytest book --regen-references -q
 
+# The print edition, one PDF of the whole book: _build/latex/attention-notes.pdf
+# Needs LaTeX from Debian (xelatex, the engine sphinx-jupyterbook-latex selects):
+#   apt-get install -y texlive-xetex texlive-latex-extra texlive-fonts-recommended \
+#     texlive-plain-generic latexmk fonts-freefont-otf xindy
+pdf: $(STAMP)
+	$(JB) build . --builder pdflatex
+
 lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks tools
 

@@ -32,10 +32,16 @@ from .probability import (
 from .vectors import (
     angle,
     cosine,
+    cosine_pdf,
+    cosine_tail,
     dot,
+    greedy_packing,
     norm,
+    packing_lower_bound,
     random_cosines,
+    sample_cosines,
     scalar_projection,
+    time_qk,
     vector_projection,
 )
 
@@ -61,4 +67,11 @@ __all__ = [
     "softmax_jacobian",
     "variance",
     "vector_projection",
+    # lib.vectors: random directions and near-orthogonality
+    "cosine_pdf",
+    "cosine_tail",
+    "greedy_packing",
+    "packing_lower_bound",
+    "sample_cosines",
+    "time_qk",
 ]

@@ -48,7 +48,8 @@ def softmax_jacobian(z, temperature: float = 1.0) -> np.ndarray:
 def numerical_jacobian(f, z, eps: float = 1e-6) -> np.ndarray:
     """Central finite-difference Jacobian of a vector function ``f`` at ``z``.
 
-    .. math:: J[:, j] \\approx \\frac{f(z + \\varepsilon e_j) - f(z - \\varepsilon e_j)}{2\\varepsilon}
+    .. math::
+        J[:, j] \\approx \\frac{f(z + \\varepsilon e_j) - f(z - \\varepsilon e_j)}{2\\varepsilon}
 
     >>> np.round(numerical_jacobian(softmax, [0.0, 0.0]), 6).tolist()
     [[0.25, -0.25], [-0.25, 0.25]]

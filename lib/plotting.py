@@ -116,3 +116,151 @@ def plot_weights(weights, ax=None, labels=None, color=None):
     ax.set_ylim(0, 1)
     ax.set_ylabel("weight")
     return ax
+
+
+def _plane_vector(v, name):
+    arr = np.asarray(v, dtype=float)
+    if arr.shape != (2,):
+        raise ValueError(f"{name} must be a 2-D vector of shape (2,), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if not np.any(arr):
+        raise ValueError(f"{name} is the zero vector: it has no direction")
+    return arr
+
+
+def update_vectors_2d(ax, a, b):
+    """Move the artists drawn by :func:`plot_vectors_2d` to new vectors ``a`` and ``b``.
+
+    Only existing artists are changed (no new ones), so an interactive control stays fast.
+
+    >>> ax = plot_vectors_2d([3, 4], [4, 3]); ax = update_vectors_2d(ax, [1, 0], [0, 1])
+    >>> plt.close(ax.figure)
+    """
+    a, b = _plane_vector(a, "a"), _plane_vector(b, "b")
+    parts = {art.get_gid(): art for art in ax.get_children() if art.get_gid()}
+    if "vec-a" not in parts:
+        raise ValueError("ax has no vectors drawn by plot_vectors_2d")
+    b_hat = b / np.hypot(*b)
+    foot = (a @ b_hat) * b_hat  # the shadow of a on the line through b
+    parts["vec-a"].xy = tuple(a)
+    parts["vec-b"].xy = tuple(b)
+    parts["b-line"].set_data([-100 * b_hat[0], 100 * b_hat[0]], [-100 * b_hat[1], 100 * b_hat[1]])
+    parts["shadow"].set_data([0, foot[0]], [0, foot[1]])
+    parts["drop"].set_data([a[0], foot[0]], [a[1], foot[1]])
+    phi_a, phi_b = np.arctan2(a[1], a[0]), np.arctan2(b[1], b[0])
+    turn = (phi_a - phi_b + np.pi) % (2 * np.pi) - np.pi  # signed angle from b to a
+    if np.isclose(turn, -np.pi):  # opposite vectors: draw the arc counter-clockwise
+        turn = np.pi
+    r = 0.3 * min(np.hypot(*a), np.hypot(*b))
+    s = phi_b + np.linspace(0.0, turn, 40)
+    parts["arc"].set_data(r * np.cos(s), r * np.sin(s))
+    mid = phi_b + turn / 2
+    parts["theta"].set_position((1.5 * r * np.cos(mid), 1.5 * r * np.sin(mid)))
+    parts["label-a"].set_position(tuple(1.08 * a))
+    parts["label-b"].set_position(tuple(1.08 * b))
+    return ax
+
+
+def plot_vectors_2d(a, b, ax=None, labels=("a", "b")):
+    """Two 2-D vectors from the origin, the angle θ between them and the shadow of ``a`` on ``b``.
+
+    The shadow is the vector projection ``(a·b / b·b) b`` (thick green), reached by a dashed
+    perpendicular drop from the tip of ``a``; its signed length is ``a·b / |b| = |a| cos θ``.
+
+    >>> ax = plot_vectors_2d([3, 4], [4, 3]); plt.close(ax.figure)
+    """
+    a, b = _plane_vector(a, "a"), _plane_vector(b, "b")
+    ax = get_ax(ax)
+    ax.plot([], [], color="0.6", lw=0.8, gid="b-line")
+    ax.plot([], [], color=COLORS["green"], lw=5, alpha=0.8, solid_capstyle="butt",
+            gid="shadow", label="shadow of a on b")
+    ax.plot([], [], color="0.35", lw=1, ls="--", gid="drop")
+    ax.plot([], [], color=COLORS["black"], lw=1, gid="arc")
+    ax.text(0, 0, "θ", ha="center", va="center", gid="theta")
+    for name, color, text in (("a", COLORS["blue"], labels[0]),
+                              ("b", COLORS["vermillion"], labels[1])):
+        ax.annotate("", xy=(1, 0), xytext=(0, 0), gid=f"vec-{name}",
+                    arrowprops=dict(arrowstyle="-|>", color=color, lw=2, shrinkA=0, shrinkB=0))
+        ax.text(0, 0, text, color=color, ha="center", va="center", fontsize=11,
+                gid=f"label-{name}")
+    update_vectors_2d(ax, a, b)
+    foot = (a @ b) / (b @ b) * b
+    pts = np.array([[0, 0], a, b, 1.15 * a, 1.15 * b, foot])
+    lo, hi = pts.min(axis=0) - 0.5, pts.max(axis=0) + 0.5
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x₁")
+    ax.set_ylabel("x₂")
+    return ax
+
+
+def plot_score_grid(S, ax=None, labels=None, fmt="{:.1f}"):
+    """Heatmap of a score matrix ``S = Q Kᵀ`` (rows: queries, columns: keys), values written in.
+
+    The colour scale is diverging and centred on 0, so sign reads as hue and size as depth.
+
+    >>> ax = plot_score_grid([[1.0, -1.0], [0.0, 2.0]]); plt.close(ax.figure)
+    """
+    S = np.asarray(S, dtype=float)
+    if S.ndim != 2 or S.size == 0:
+        raise ValueError(f"S must be a non-empty 2-D matrix, got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("S contains NaN or infinite values")
+    if labels is not None and len(labels) != S.shape[0]:
+        raise ValueError(f"labels needs one entry per row: {S.shape[0]} rows, {len(labels)} labels")
+    ax = get_ax(ax)
+    m = float(np.abs(S).max()) or 1.0
+    image = ax.imshow(S, cmap="PuOr_r", vmin=-m, vmax=m)
+    ax.figure.colorbar(image, ax=ax, label="score")
+    for (i, j), value in np.ndenumerate(S):
+        ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize=8,
+                color="white" if abs(value) > 0.6 * m else "black")
+    rows = labels if labels is not None else [str(i) for i in range(S.shape[0])]
+    cols = labels if labels is not None and S.shape[0] == S.shape[1] else [
+        str(j) for j in range(S.shape[1])]
+    ax.set_xticks(range(S.shape[1]), cols)
+    ax.set_yticks(range(S.shape[0]), rows)
+    ax.set_xlabel("key j")
+    ax.set_ylabel("query i")
+    ax.grid(False)
+    return ax
+
+
+def plot_normal_density(ax=None, mu=0.0, sigma=1.0, x=None, color=None, label=None):
+    """Overlay the normal density ``N(μ, σ²)`` as a line (default range ``μ ± 4σ``).
+
+    .. math:: f(x) = \\frac{1}{\\sigma\\sqrt{2\\pi}} e^{-(x-\\mu)^2 / 2\\sigma^2}
+
+    >>> ax = plot_normal_density(sigma=2.0); plt.close(ax.figure)
+    """
+    sigma = float(sigma)
+    if not np.isfinite(sigma) or sigma <= 0 or not np.isfinite(float(mu)):
+        raise ValueError(f"need a finite mu and sigma > 0, got mu={mu!r}, sigma={sigma!r}")
+    ax = get_ax(ax)
+    x = np.linspace(mu - 4 * sigma, mu + 4 * sigma, 401) if x is None else np.asarray(x, float)
+    y = np.exp(-0.5 * ((x - mu) / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    ax.plot(x, y, color=color or COLORS["black"], lw=1.2, label=label)
+    return ax
+
+
+def plot_curves(x, curves, ax=None, xlabel="step", ylabel="", logy=False):
+    """Several curves over a shared x axis; ``curves`` maps a label to ``(y, style_dict)``.
+
+    >>> ax = plot_curves([0, 1], {"a": ([1.0, 0.5], {})}); plt.close(ax.figure)
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.size == 0 or not curves:
+        raise ValueError("x must be a non-empty 1-D array and curves non-empty")
+    ax = get_ax(ax)
+    for label, (y, style) in curves.items():
+        y = np.asarray(y, dtype=float)
+        if y.shape != x.shape:
+            raise ValueError(f"curve {label!r} has shape {y.shape}, x has {x.shape}")
+        ax.plot(x, y, label=label, **style)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    return ax

@@ -1,0 +1,448 @@
+"""How fast the book is on every path a reader or an author feels, against the targets of issue 6.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/run.py                  # everything, medians of 3+ runs (~10 min)
+    .venv/bin/python benchmarks/run.py --quick          # smoke run: one run each, no test suite
+    .venv/bin/python benchmarks/run.py --only seed,controls
+    .venv/bin/python benchmarks/run.py --skip-tests     # everything but the (long) test suite
+
+Sections (``--only`` takes a comma-separated list of them):
+
+``seed``      the appendix simulation: the pure-Python reference and ``seed_report_fast`` timed
+              alternately in this process, their ratio, and a check that they print the same text;
+``controls``  every ``lib.widgets.Control`` the chapters create, driven headlessly over its grid of
+              parameter values: median of ``Control.set`` (recompute + Agg redraw) + ``png()``;
+``chapters``  each chapter top to bottom in a fresh kernel (nbclient), kernel start included;
+``build``     in a throw-away copy of the project: a cold ``jupyter-book build`` (no execution
+              cache), a rebuild with nothing changed, and a rebuild after a prose-only edit of
+              one chapter (whose log must show no notebook executed); then each chapter page's
+              weight (its HTML plus the images it references);
+``tests``     the whole test suite (ruff, then pytest), once.
+
+It prints a table (value, target, pass/fail) and writes the same to ``benchmarks/results.json``,
+with the machine it ran on. The real project files are never edited.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import itertools
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BIN = Path(sys.executable).parent
+SECTIONS = ("seed", "controls", "chapters", "build", "tests")
+#: What a copy of the project leaves out: environments, build output, caches.
+COPY_IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
+                                     "*.egg-info", ".ipynb_checkpoints")
+BUILD_CMD = [str(BIN / "jupyter-book"), "build", ".", "--builder", "html", "-W", "-n",
+             "--keep-going"]  # as `make html`
+EXECUTED = re.compile(r"^(\S+): Executing notebook", re.M)  # myst-nb's log lines, per notebook
+CACHED = re.compile(r"^(\S+): Using cached notebook", re.M)
+
+
+@dataclass
+class Row:
+    section: str
+    name: str
+    value: float | None
+    unit: str
+    target: str = ""
+    ok: bool | None = None  # None: no target, information only
+    note: str = ""
+
+
+def check(value, target: str) -> bool | None:
+    """``value`` against a target written as ``"< 50"``, ``">= 10"`` or ``"== 0"``."""
+    if not target or value is None:
+        return None
+    op, limit = target.split()
+    limit = float(limit)
+    return {"<": value < limit, "<=": value <= limit, ">=": value >= limit,
+            "==": value == limit}[op]
+
+
+def row(section, name, value, unit, target="", note="") -> Row:
+    return Row(section, name, value, unit, f"{target} {unit}".strip() if target else "",
+               check(value, target), note)
+
+
+def median_time(func, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def machine() -> dict:
+    import matplotlib
+    import numpy
+
+    cpu = platform.processor() or "unknown"
+    with contextlib.suppress(OSError):
+        models = re.findall(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = models[0].strip() if models else cpu
+    versions = {}
+    for dist in ("jupyter-book", "myst-nb", "sphinx"):
+        with contextlib.suppress(Exception):
+            from importlib.metadata import version
+            versions[dist] = version(dist)
+    return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), "os": platform.platform(),
+            "python": platform.python_version(), "numpy": numpy.__version__,
+            "matplotlib": matplotlib.__version__, **versions,
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()]}
+
+
+def chapters() -> list[Path]:
+    from tests.nbharness import chapter_paths
+
+    return list(chapter_paths())
+
+
+# -- seed -------------------------------------------------------------------------------------
+def bench_seed(quick: bool) -> list[Row]:
+    """Reference and fast path alternately in this process, so both see the same load."""
+    from lib.seedsim import seed_report_fast, seed_report_reference
+
+    ref_runs, fast_per_ref = (1, 3) if quick else (3, 3)
+    ref_t, fast_t, same = [], [], True
+    for _ in range(ref_runs):
+        t0 = time.perf_counter()
+        ref = seed_report_reference(20000)
+        ref_t.append(time.perf_counter() - t0)
+        for _ in range(fast_per_ref):
+            t0 = time.perf_counter()
+            fast = seed_report_fast(20000)
+            fast_t.append(time.perf_counter() - t0)
+            same &= fast == ref
+    ref_s, fast_s = statistics.median(ref_t), statistics.median(fast_t)
+    note = f"medians of {len(ref_t)} and {len(fast_t)} runs"
+    return [
+        row("seed", "pure-Python reference, N = 20000", ref_s, "s", note=note),
+        row("seed", "seed_report_fast, N = 20000", fast_s, "s", note=note),
+        row("seed", "speed-up, reference / fast", ref_s / fast_s, "x", ">= 10"),
+        row("seed", "same printed table, digit for digit", float(same), "bool", "== 1"),
+    ]
+
+
+# -- controls ---------------------------------------------------------------------------------
+def run_chapter_in_process(path: Path) -> list:
+    """Execute a chapter's code cells in a fresh namespace; return the Controls it created."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    import lib.widgets
+    from tests.nbharness import code_cells, read_chapter
+
+    created = []
+    init = lib.widgets.Control.__init__
+
+    def capturing_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        created.append(self)
+
+    namespace = {"__name__": "__main__"}
+    transform = TransformerManager().transform_cell
+    cwd = os.getcwd()
+    lib.widgets.Control.__init__ = capturing_init
+    try:
+        os.chdir(path.parent)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            for num, cell in enumerate(code_cells(read_chapter(path))):
+                code = compile(transform(cell.source), f"{path.name}, cell {num}", "exec")
+                exec(code, namespace)  # the book's own chapter code
+    finally:
+        lib.widgets.Control.__init__ = init
+        os.chdir(cwd)
+        # Close the chapter's other figures. A closed figure's canvas reverts to the base class,
+        # whose draw() does nothing: the controls' figures must stay open to be measured.
+        keep = {id(control.fig) for control in created}
+        for num in plt.get_fignums():
+            if id(plt.figure(num)) not in keep:
+                plt.close(num)
+    return created
+
+
+def grid(control, cap: int) -> list[dict]:
+    """The control's parameter states (the explorable face's grid), at most ``cap`` of them."""
+    states = [dict(zip([p.name for p in control.params], combo, strict=True))
+              for combo in itertools.product(*[p.values for p in control.params])]
+    step = -(-len(states) // cap)
+    return states[::step]
+
+
+def bench_controls(quick: bool) -> list[Row]:
+    """Per control: median over its states of ``set`` (recompute + Agg draw) then ``png()``.
+
+    That pair is what the live widget does on every change. A chapter may close a control's
+    figure in pyplot (so that the inline backend does not show it twice); a closed figure's
+    canvas falls back to the base class, whose ``draw`` does nothing, so an Agg canvas is put
+    back: every control is measured with the real redraw.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    rows = []
+    for path in chapters():
+        try:
+            controls = run_chapter_in_process(path)
+        except Exception as exc:  # a chapter mid-edit: say so, measure the others
+            rows.append(row("controls", path.stem, None, "ms", "< 50",
+                            f"chapter failed in process: {type(exc).__name__}: {exc}"[:160]))
+            continue
+        for num, control in enumerate(controls, 1):
+            if not isinstance(control.fig.canvas, FigureCanvasAgg):
+                FigureCanvasAgg(control.fig)
+            states = grid(control, 8 if quick else 40)
+            control.set(**states[0])
+            control.png()  # warm-up: caches of fonts and text layout
+            recompute, update, total = [], [], []
+            for values in states:
+                t0 = time.perf_counter()
+                control.set(**values)
+                t1 = time.perf_counter()
+                control.png()
+                t2 = time.perf_counter()
+                control._update(control.artists, **control.values)  # recompute alone
+                t3 = time.perf_counter()
+                update.append(1e3 * (t1 - t0))
+                total.append(1e3 * (t2 - t0))
+                recompute.append(1e3 * (t3 - t2))
+            name = getattr(control._update, "__name__", f"control {num}")
+            params = ", ".join(p.name for p in control.params)
+            med = statistics.median
+            rows.append(row(
+                "controls", f"{path.stem}: {name}({params})", med(total), "ms", "< 50",
+                f"recompute {med(recompute):.1f}, set (recompute + draw) {med(update):.0f}, "
+                f"png {med(total) - med(update):.0f}, max {max(total):.0f} ms; "
+                f"{len(states)} states"))
+            plt.close(control.fig)
+    return rows
+
+
+# -- chapters ---------------------------------------------------------------------------------
+def cell_seconds(nb) -> list[tuple[int, float]]:
+    """(code cell number, seconds) from nbclient's timing records, slowest first."""
+    from datetime import datetime
+
+    out = []
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for num, cell in enumerate(code):
+        ex = cell.metadata.get("execution", {})
+        if "iopub.execute_input" in ex and "shell.execute_reply" in ex:
+            t0, t1 = (datetime.fromisoformat(ex[k].replace("Z", "+00:00"))
+                      for k in ("iopub.execute_input", "shell.execute_reply"))
+            out.append((num, (t1 - t0).total_seconds()))
+    return sorted(out, key=lambda pair: -pair[1])
+
+
+def bench_chapters(quick: bool) -> list[Row]:
+    """Each chapter in a fresh kernel (nbclient, cwd = its folder), kernel start included."""
+    from nbclient import NotebookClient
+
+    from tests.nbharness import read_chapter
+
+    rows = []
+    for path in chapters():
+        times, cells = [], []
+        try:
+            for _ in range(1 if quick else 3):
+                nb = read_chapter(path)
+                t0 = time.perf_counter()
+                NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=True,
+                               resources={"metadata": {"path": str(path.parent)}}).execute()
+                times.append(time.perf_counter() - t0)
+                cells = cell_seconds(nb)
+        except Exception as exc:
+            rows.append(row("chapters", path.stem, None, "s", "< 10",
+                            f"failed: {type(exc).__name__}: {exc}"[:160]))
+            continue
+        in_cells = sum(seconds for _, seconds in cells)
+        slowest = ", ".join(f"#{num} {seconds:.1f}" for num, seconds in cells[:3])
+        rows.append(row("chapters", path.stem, statistics.median(times), "s", "< 10",
+                        f"median of {len(times)}; last run: cells {in_cells:.1f} s (slowest: "
+                        f"{slowest} s), kernel start and overhead {times[-1] - in_cells:.1f} s"))
+    return rows
+
+
+# -- build and page weight --------------------------------------------------------------------
+def build(project: Path) -> tuple[float, str, int]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(BUILD_CMD, cwd=project, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    return seconds, proc.stdout + proc.stderr, proc.returncode
+
+
+def prose_edit(path: Path) -> None:
+    """Append a paragraph of prose: the code cells, which key the execution cache, are unchanged."""
+    path.write_text(path.read_text().rstrip("\n") + "\n\nAn edit of the prose only.\n")
+
+
+class Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sources = []
+
+    def handle_starttag(self, tag, attrs):
+        src = dict(attrs).get("src")
+        if tag == "img" and src and not src.startswith(("data:", "http:", "https:")):
+            self.sources.append(src)
+
+
+def page_weight(page: Path) -> tuple[int, int]:
+    """Bytes of a built page and of the distinct local images it references."""
+    parser = Images()
+    parser.feed(page.read_text(encoding="utf-8"))
+    images = {(page.parent / src.split("#")[0].split("?")[0]).resolve()
+              for src in parser.sources}
+    return page.stat().st_size, sum(p.stat().st_size for p in images if p.is_file())
+
+
+def bench_build(quick: bool) -> list[Row]:
+    cold, nochange, edited, executed_after_edit, statuses = [], [], [], [], set()
+    executed_cold = cached_after_edit = 0
+    chapter = chapters()[0].relative_to(ROOT)
+    with tempfile.TemporaryDirectory(prefix="book-bench-") as tmp:
+        for run in range(1 if quick else 3):
+            project = Path(tmp) / f"run{run}"
+            shutil.copytree(ROOT, project, ignore=COPY_IGNORE)
+            for times in (cold, nochange):
+                seconds, log, code = build(project)
+                times.append(seconds)
+                statuses.add(code)
+                if times is cold:
+                    executed_cold = len(EXECUTED.findall(log))
+            prose_edit(project / chapter)
+            seconds, log, code = build(project)
+            edited.append(seconds)
+            statuses.add(code)
+            executed_after_edit.append(len(EXECUTED.findall(log)))
+            cached_after_edit = len(CACHED.findall(log))
+        weights = [(path.stem, *page_weight(project / "_build" / "html" / path.relative_to(ROOT)
+                                            .with_suffix(".html")))
+                   for path in chapters()]
+        static = sum(p.stat().st_size for p in (project / "_build/html/_static").rglob("*")
+                     if p.is_file())
+    status = ("all builds exited 0" if statuses == {0}
+              else f"exit codes {sorted(statuses)} (-W: warnings are errors; times still valid)")
+    runs = f"median of {len(cold)}; {status}"
+    rows = [
+        row("build", "cold build, no execution cache", statistics.median(cold), "s", "< 60",
+            f"{runs}; {executed_cold} notebooks executed"),
+        row("build", "rebuild, nothing changed", statistics.median(nochange), "s", "< 10", runs),
+        row("build", f"rebuild after a prose-only edit of {chapter.name}",
+            statistics.median(edited), "s", "< 10", runs),
+        row("build", "notebooks re-executed after the prose-only edit",
+            float(max(executed_after_edit)), "count", "== 0",
+            f"myst-nb's log: 'Executing notebook' lines; the edited chapter was re-read and "
+            f"served from the cache ({cached_after_edit} 'Using cached notebook')"),
+    ]
+    for stem, html, images in weights:
+        rows.append(row("page weight", f"{stem}.html + images", (html + images) / 1e6, "MB",
+                        "< 3", f"HTML {html / 1e6:.2f} MB (controls' frames inline), "
+                        f"images {images / 1e6:.2f} MB"))
+    rows.append(row("page weight", "shared theme and static assets (cached once per site)",
+                    static / 1e6, "MB", note="_static: CSS, JS, fonts, MathJax"))
+    return rows
+
+
+# -- tests ------------------------------------------------------------------------------------
+def bench_tests(quick: bool) -> list[Row]:
+    commands = [[sys.executable, "-m", "ruff", "check", "lib", "tests", "benchmarks", "tools"],
+                [sys.executable, "-m", "pytest", "-q"]]
+    t0 = time.perf_counter()
+    codes = [subprocess.run(cmd, cwd=ROOT, capture_output=True).returncode for cmd in commands]
+    seconds = time.perf_counter() - t0
+    note = "passed" if codes == [0, 0] else f"exit codes ruff {codes[0]}, pytest {codes[1]}"
+    return [row("tests", "whole suite (ruff + pytest), one run", seconds, "s", "< 180", note)]
+
+
+# -- report -----------------------------------------------------------------------------------
+def fmt(value, unit) -> str:
+    if value is None:
+        return "-"
+    if unit == "bool":
+        return "yes" if value else "no"
+    if unit == "count":
+        return f"{value:.0f}"
+    if unit == "x":
+        return f"{value:.1f}x"
+    return f"{value:.3g} {unit}" if unit == "s" and value < 1 else f"{value:.1f} {unit}"
+
+
+def print_table(rows: list[Row], info: dict) -> None:
+    print(f"\nMachine: {info['cpu']}, {info['cores']} cores, {info['os']}")
+    print(f"Python {info['python']}, numpy {info['numpy']}, matplotlib {info['matplotlib']}, "
+          f"jupyter-book {info.get('jupyter-book', '?')}; "
+          f"load average at start {info['load_average_at_start']}\n")
+    table = [("section", "measurement", "value", "target", "", "note")]
+    for r in rows:
+        verdict = {True: "PASS", False: "FAIL", None: ""}[r.ok]
+        table.append((r.section, r.name, fmt(r.value, r.unit),
+                      r.target.replace(" bool", "").replace(" count", ""), verdict, r.note))
+    widths = [max(len(line[i]) for line in table) for i in range(5)]
+    for line in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line[:5], widths, strict=True)),
+              line[5])
+    failed = [r for r in rows if r.ok is False]
+    print(f"\n{len(rows) - len(failed)} of {len(rows)} lines without failure; "
+          f"{len(failed)} failed.")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="one run each, fewer control states, no test suite")
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated sections among {', '.join(SECTIONS)}")
+    parser.add_argument("--skip-tests", action="store_true", help="leave out the test suite")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results.json",
+                        help="where to write the results (default: benchmarks/results.json)")
+    args = parser.parse_args(argv)
+    sections = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; choose among {SECTIONS}")
+    if args.quick or args.skip_tests:
+        sections = [s for s in sections if s != "tests"]
+
+    info = machine()
+    rows: list[Row] = []
+    benches = {"seed": bench_seed, "controls": bench_controls, "chapters": bench_chapters,
+               "build": bench_build, "tests": bench_tests}
+    for section in sections:
+        print(f"[{time.strftime('%H:%M:%S')}] {section} ...", flush=True)
+        rows += benches[section](args.quick)
+    print_table(rows, info)
+    args.json.write_text(json.dumps(
+        {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "mode": "quick" if args.quick else "full",
+         "machine": info, "results": [asdict(r) for r in rows]}, indent=2) + "\n")
+    print(f"Results written to {args.json}")
+    return 1 if any(r.ok is False for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

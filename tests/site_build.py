@@ -1,0 +1,38 @@
+"""The built website, shared by the browser and download tests.
+
+The site is built once per test session, exactly as ``make html`` does (into ``_build``; the
+execution cache makes a rebuild cheap). ``BOOK_HTML=/path/to/_build/html`` skips the build and
+tests an existing site instead (handy while developing).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.nbharness import ROOT, chapter_paths, toc_files
+
+
+@functools.cache
+def built_site() -> Path:
+    if os.environ.get("BOOK_HTML"):
+        return Path(os.environ["BOOK_HTML"]).resolve()
+    jb = Path(sys.executable).with_name("jupyter-book")
+    proc = subprocess.run([str(jb), "build", str(ROOT), "--builder", "html", "-W", "-n",
+                           "--keep-going"], capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"jupyter-book build failed:\n{(proc.stdout + proc.stderr)[-5000:]}")
+    return ROOT / "_build" / "html"
+
+
+def page_names() -> list[str]:
+    """Every page of the book, as its path relative to the site root (``book/intro.html``)."""
+    return [str(p.relative_to(ROOT).with_suffix(".html")) for p in toc_files()]
+
+
+def chapter_names() -> list[str]:
+    """The executable chapters, as paths relative to the repository (``book/x``)."""
+    return [str(p.relative_to(ROOT).with_suffix("")) for p in chapter_paths()]

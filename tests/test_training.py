@@ -1,0 +1,116 @@
+"""lib.training: shapes, the gradient against finite differences, and the mechanism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lib.attention import numerical_jacobian, softmax
+from lib.training import make_retrieval_problems, retrieval_loss_and_grad, train_query
+
+
+def problems(B=3, m=5, d_k=6, d_v=4, seed=0):
+    return make_retrieval_problems(B, m, d_k, d_v, np.random.default_rng(seed))
+
+
+def test_problems_have_the_documented_shapes_and_targets():
+    q, K, V, t = problems(B=7, m=4, d_k=3, d_v=2)
+    assert q.shape == (7, 3) and K.shape == (7, 4, 3) and V.shape == (7, 4, 2)
+    assert t.shape == (7,) and t.min() >= 0 and t.max() < 4
+    q2, *_ = problems(B=7, m=4, d_k=3, d_v=2)
+    np.testing.assert_array_equal(q, q2)  # seeded: reproducible
+
+
+@pytest.mark.parametrize("args, message", [
+    ((0, 4, 3, 2), "n_problems"), ((2, 1, 3, 2), "at least 2"), ((2, 4, 0, 2), "d_k"),
+    ((2, 4, 3, 1.5), "d_v"),
+])
+def test_make_problems_rejects_bad_sizes(args, message):
+    with pytest.raises(ValueError, match=message):
+        make_retrieval_problems(*args, np.random.default_rng(0))
+
+
+def test_make_problems_requires_a_generator():
+    with pytest.raises(ValueError, match="Generator"):
+        make_retrieval_problems(2, 3, 4, 5, rng=42)
+
+
+def test_loss_matches_its_definition():
+    q, K, V, t = problems()
+    for scale in (True, False):
+        loss, grad, p = retrieval_loss_and_grad(q, K, V, t, scale=scale)
+        s = np.sqrt(K.shape[2]) if scale else 1.0
+        for b in range(len(t)):
+            pb = softmax(K[b] @ q[b] / s)
+            np.testing.assert_allclose(p[b], pb, rtol=1e-12)
+            assert loss[b] == pytest.approx(0.5 * np.sum((pb @ V[b] - V[b, t[b]]) ** 2), rel=1e-12)
+        assert grad.shape == q.shape
+
+
+@pytest.mark.parametrize("scale", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gradient_matches_finite_differences(scale, seed):
+    q, K, V, t = problems(B=2, m=6, d_k=8, d_v=3, seed=seed)
+    _, grad, _ = retrieval_loss_and_grad(q, K, V, t, scale=scale)
+    for b in range(2):
+        def f(v, b=b):
+            return retrieval_loss_and_grad(v[None], K[b:b + 1], V[b:b + 1], t[b:b + 1],
+                                           scale=scale)[0]
+        fd = numerical_jacobian(f, q[b])[0]
+        np.testing.assert_allclose(grad[b], fd, rtol=1e-5, atol=1e-8)
+
+
+def test_saturated_wrong_row_has_almost_no_gradient():
+    # One query, saturated on key 0 while the target is key 1: the Jacobian kills the gradient.
+    K = np.eye(3)[None] * 1.0
+    V = np.eye(3)[None]
+    q = np.array([[40.0, 0.0, 0.0]])
+    loss, grad, p = retrieval_loss_and_grad(q, K, V, np.array([1]), scale=False)
+    assert p[0, 0] > 1 - 1e-15 and loss[0] == pytest.approx(1.0)
+    assert np.linalg.norm(grad) < 1e-15
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda q, K, V, t: (q[0], K, V, t), "expected"),
+    (lambda q, K, V, t: (q[:, :2], K, V, t), "do not match"),
+    (lambda q, K, V, t: (q, K, V, t + 100), "key indices"),
+    (lambda q, K, V, t: (q, K, V, t.astype(float)), "key indices"),
+    (lambda q, K, V, t: (q * np.nan, K, V, t), "finite"),
+    (lambda q, K, V, t: (q[:0], K[:0], V[:0], t[:0]), "empty"),
+])
+def test_loss_and_train_reject_bad_input(bad, message):
+    args = bad(*problems())
+    with pytest.raises(ValueError, match=message):
+        retrieval_loss_and_grad(*args)
+    with pytest.raises(ValueError, match=message):
+        train_query(*args, steps=1)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"lr": 0.0}, "lr"), ({"steps": 0}, "steps")])
+def test_train_rejects_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        train_query(*problems(), **kwargs)
+
+
+def test_train_records_history_and_leaves_inputs_alone():
+    q, K, V, t = problems(B=4, m=3, d_k=8, d_v=2)
+    q_before = q.copy()
+    h = train_query(q, K, V, t, lr=0.5, steps=40)
+    np.testing.assert_array_equal(q, q_before)
+    assert h["loss"].shape == (40, 4) and h["grad_norm"].shape == (40, 4)
+    assert h["q"].shape == q.shape and h["weights"].shape == (4, 3)
+    loss0, grad0, _ = retrieval_loss_and_grad(q, K, V, t)
+    np.testing.assert_allclose(h["loss"][0], loss0)
+    np.testing.assert_allclose(h["grad_norm"][0], np.linalg.norm(grad0, axis=1))
+    assert h["final_loss"].mean() < h["loss"][0].mean()
+
+
+def test_scaling_lets_the_query_learn_where_raw_scores_stall():
+    # The chapter's experiment in small: d_k = 256, 32 problems, 150 steps, learning rate 1.
+    q, K, V, t = make_retrieval_problems(32, 8, 256, 8, np.random.default_rng(256))
+    rows = np.arange(32)
+    scaled = train_query(q, K, V, t, scale=True, lr=1.0, steps=150)
+    raw = train_query(q, K, V, t, scale=False, lr=1.0, steps=150)
+    assert (scaled["weights"][rows, t] > 0.9).mean() > 0.9
+    assert (raw["weights"][rows, t] > 0.9).mean() < 0.5
+    assert np.median(raw["grad_norm"][-1]) < 1e-6 < np.median(scaled["grad_norm"][-1])

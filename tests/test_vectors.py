@@ -1,0 +1,298 @@
+"""Unit tests of lib.vectors (and the vector plots): closed forms, references, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from lib import plotting
+from lib.vectors import (
+    angle,
+    cosine,
+    cosine_pdf,
+    cosine_tail,
+    dot,
+    greedy_packing,
+    norm,
+    packing_lower_bound,
+    random_cosines,
+    sample_cosines,
+    scalar_projection,
+    time_qk,
+    vector_projection,
+)
+
+# --- the worked examples of the chapter -----------------------------------------------------
+
+
+def test_dot_worked_example_and_symmetry():
+    assert dot([3, 4], [4, 3]) == 24.0
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(7), rng.standard_normal(7)
+    assert dot(a, b) == pytest.approx(dot(b, a))
+    assert dot(a, b) == pytest.approx(float(np.sum(a * b)))
+
+
+def test_norm_and_cosine_examples():
+    assert norm([3, 4]) == 5.0
+    assert norm([1, 1]) == pytest.approx(math.sqrt(2))
+    assert cosine([1, 1], [5, 5]) == pytest.approx(1.0)
+    assert cosine([1, 0], [-2, 0]) == pytest.approx(-1.0)
+    assert cosine([3, 4], [4, 3]) == pytest.approx(24 / 25)
+
+
+def test_angle_and_projection_examples():
+    assert angle([1, 0], [0, 2]) == pytest.approx(90.0)
+    assert angle([1, 0], [1, 1]) == pytest.approx(45.0)
+    assert angle([1, 0], [-1, 0], degrees=False) == pytest.approx(math.pi)
+    assert scalar_projection([3, 4], [4, 3]) == pytest.approx(4.8)
+    assert_allclose(vector_projection([3, 4], [4, 3]), [3.84, 2.88])
+
+
+def test_law_of_cosines_on_random_vectors():
+    rng = np.random.default_rng(2)
+    for d in (2, 3, 10, 100):
+        a, b = rng.standard_normal(d), rng.standard_normal(d)
+        lhs = norm(a - b) ** 2
+        rhs = norm(a) ** 2 + norm(b) ** 2 - 2 * norm(a) * norm(b) * math.cos(
+            angle(a, b, degrees=False))
+        assert lhs == pytest.approx(rhs, rel=1e-12)
+        assert dot(a, b) == pytest.approx(norm(a) * norm(b) * cosine(a, b), rel=1e-12)
+
+
+def test_projection_residual_is_orthogonal():
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(5), rng.standard_normal(5)
+    residual = a - vector_projection(a, b)
+    assert dot(residual, b) == pytest.approx(0.0, abs=1e-12)
+    assert norm(vector_projection(a, b)) == pytest.approx(abs(scalar_projection(a, b)))
+
+
+# --- random directions: closed forms with explicit tolerances --------------------------------
+
+
+@pytest.mark.parametrize("d", [3, 10, 100])
+def test_random_cosines_mean_zero_variance_one_over_d(d):
+    n = 40_000
+    c = random_cosines(d, n, np.random.default_rng(d))
+    # E[cos] = 0 and Var(cos) = 1/d exactly; 5 standard errors of tolerance.
+    assert abs(c.mean()) < 5 * math.sqrt(1 / d / n)
+    sd_of_var = math.sqrt(2 / n) / d  # approximate standard error of the sample variance
+    assert abs(c.var() - 1 / d) < 5 * sd_of_var + 1e-3 / d
+    assert np.all(np.abs(c) <= 1)
+
+
+@pytest.mark.parametrize("d", [2, 3, 10, 1000])
+def test_sample_cosines_matches_simulation_and_pdf(d):
+    rng = np.random.default_rng(10 + d)
+    exact = sample_cosines(d, 20_000, rng)
+    simulated = random_cosines(d, 4_000, rng)
+    assert np.all(np.abs(exact) <= 1)
+    assert exact.var() == pytest.approx(1 / d, rel=0.05)
+    qs = [0.1, 0.25, 0.5, 0.75, 0.9]
+    assert_allclose(np.quantile(simulated, qs), np.quantile(exact, qs),
+                    atol=4 / math.sqrt(4_000) / math.sqrt(d) * 3)
+
+
+def test_cosine_pdf_closed_forms():
+    t = np.linspace(-0.9, 0.9, 7)
+    assert_allclose(cosine_pdf(t, 3), 0.5)  # d = 3: uniform (Archimedes)
+    assert_allclose(cosine_pdf(t, 2), 1 / (np.pi * np.sqrt(1 - t**2)))  # arcsine law
+    for d in (2, 3, 5, 50, 1000):
+        grid = np.linspace(-1, 1, 200_001)[1:-1]
+        f = cosine_pdf(grid, d)
+        mass = np.sum((f[1:] + f[:-1]) / 2 * np.diff(grid))
+        assert mass == pytest.approx(1.0, abs=5e-3 if d == 2 else 1e-4)
+    assert cosine_pdf(1.0, 3) == pytest.approx(0.5)
+    assert cosine_pdf(1.0, 5) == 0.0
+
+
+def test_cosine_tail_closed_forms_and_bound():
+    assert cosine_tail(0.5, 3) == pytest.approx(0.5, abs=1e-9)  # uniform on [-1, 1]
+    assert cosine_tail(0.0, 10) == pytest.approx(1.0, abs=1e-9)
+    assert cosine_tail(math.sqrt(0.5), 2) == pytest.approx(0.5)  # 45°: half the circle
+    for d in (10, 100, 1000):
+        for eps in (0.05, 0.1, 0.2):
+            assert cosine_tail(eps, d) <= 2 * math.exp(-d * eps**2 / 2) + 1e-12
+    c = sample_cosines(100, 100_000, np.random.default_rng(4))
+    assert np.mean(np.abs(c) >= 0.2) == pytest.approx(cosine_tail(0.2, 100), abs=3e-3)
+
+
+def test_packing_lower_bound_is_exponential_and_consistent():
+    assert packing_lower_bound(0.5, 3) == 1.0
+    b = [packing_lower_bound(0.2, d) for d in (100, 200, 400)]
+    assert b[0] < b[1] < b[2]
+    # log N grows at least like d ε²/2 minus a constant (the Gaussian-tail bound).
+    assert math.log(b[2]) >= 400 * 0.04 / 2 - math.log(4)
+
+
+def test_greedy_packing_is_valid():
+    rng = np.random.default_rng(5)
+    kept = greedy_packing(16, 0.3, 3_000, rng, chunk=256)
+    m = kept.shape[0]
+    assert m >= 16
+    assert_allclose(np.linalg.norm(kept, axis=1), 1.0)
+    gram = np.abs(kept @ kept.T) - np.eye(m)
+    assert gram.max() <= 0.3 + 1e-12
+    assert greedy_packing(2, 0.1, 500, np.random.default_rng(0)).shape[0] == 2
+
+
+def test_time_qk_is_positive():
+    assert 0 < time_qk(16, 8, np.random.default_rng(0), repeat=2) < 1.0
+
+
+# --- bad input: a clear ValueError, never a silent NaN ---------------------------------------
+
+
+@pytest.mark.parametrize("f", [dot, cosine, angle, scalar_projection, vector_projection])
+def test_mismatched_dimensions(f):
+    with pytest.raises(ValueError, match="same dimension"):
+        f([1, 2, 3], [1, 2])
+
+
+@pytest.mark.parametrize("f", [dot, cosine, angle, scalar_projection, vector_projection])
+def test_empty_and_non_finite(f):
+    with pytest.raises(ValueError, match="empty"):
+        f([], [])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        f([1.0, np.nan], [1.0, 2.0])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        f([1.0, 2.0], [np.inf, 2.0])
+    with pytest.raises(ValueError, match="1-D"):
+        f([[1.0, 2.0]], [[1.0, 2.0]])
+
+
+def test_norm_bad_input():
+    with pytest.raises(ValueError, match="empty"):
+        norm([])
+    with pytest.raises(ValueError, match="NaN"):
+        norm([np.nan])
+
+
+@pytest.mark.parametrize("f", [cosine, angle])
+def test_zero_vector_has_no_direction(f):
+    with pytest.raises(ValueError, match="zero vector"):
+        f([0.0, 0.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="zero vector"):
+        f([1.0, 2.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("f", [scalar_projection, vector_projection])
+def test_projection_onto_zero_vector(f):
+    with pytest.raises(ValueError, match="zero vector"):
+        f([1.0, 2.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("f", [random_cosines, sample_cosines])
+def test_random_cosine_bad_params(f):
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="at least 2"):
+        f(1, 10, rng)
+    with pytest.raises(ValueError, match="positive integer"):
+        f(0, 10, rng)
+    with pytest.raises(ValueError, match="positive integer"):
+        f(3, 0, rng)
+    with pytest.raises(ValueError, match="positive integer"):
+        f(2.5, 10, rng)
+    with pytest.raises(ValueError, match="Generator"):
+        f(3, 10, 0)
+
+
+def test_cosine_pdf_bad_input():
+    with pytest.raises(ValueError, match="at least 2"):
+        cosine_pdf(0.0, 1)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        cosine_pdf([0.5, 1.5], 3)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        cosine_pdf([np.nan], 3)
+    with pytest.raises(ValueError, match="empty"):
+        cosine_pdf([], 3)
+
+
+def test_tail_and_bound_bad_input():
+    for f in (cosine_tail, packing_lower_bound):
+        with pytest.raises(ValueError, match=r"\[0, 1\)"):
+            f(1.0, 10)
+        with pytest.raises(ValueError, match=r"\[0, 1\)"):
+            f(-0.1, 10)
+        with pytest.raises(ValueError, match=r"\[0, 1\)"):
+            f("wide", 10)
+        with pytest.raises(ValueError, match="at least 2"):
+            f(0.1, 1)
+    with pytest.raises(ValueError, match="at least 3"):
+        cosine_tail(0.1, 10, points=2)
+
+
+def test_greedy_packing_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="at least 2"):
+        greedy_packing(1, 0.1, 10, rng)
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        greedy_packing(4, 1.5, 10, rng)
+    with pytest.raises(ValueError, match="positive integer"):
+        greedy_packing(4, 0.1, 0, rng)
+    with pytest.raises(ValueError, match="Generator"):
+        greedy_packing(4, 0.1, 10, None)
+
+
+def test_time_qk_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="positive integer"):
+        time_qk(0, 4, rng)
+    with pytest.raises(ValueError, match="positive integer"):
+        time_qk(4, 4, rng, repeat=0)
+    with pytest.raises(ValueError, match="Generator"):
+        time_qk(4, 4, "seed")
+    with pytest.raises(ValueError, match="min_time"):
+        time_qk(4, 4, rng, min_time=-1.0)
+    with pytest.raises(ValueError, match="min_time"):
+        time_qk(4, 4, rng, min_time=float("nan"))
+
+
+# --- the vector plots -------------------------------------------------------------------------
+
+
+def test_plot_vectors_2d_draws_the_shadow():
+    ax = plotting.plot_vectors_2d([3, 4], [4, 3])
+    parts = {a.get_gid(): a for a in ax.get_children() if a.get_gid()}
+    x, y = parts["shadow"].get_data()
+    assert math.hypot(x[1], y[1]) == pytest.approx(4.8)  # |a| cos θ = 24 / 5
+    plotting.update_vectors_2d(ax, [0, 2], [3, 0])  # perpendicular: the shadow vanishes
+    x, y = parts["shadow"].get_data()
+    assert math.hypot(x[1], y[1]) == pytest.approx(0.0, abs=1e-12)
+    assert parts["vec-a"].xy == (0.0, 2.0)
+    plt.close(ax.figure)
+
+
+def test_plot_vectors_2d_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        plotting.plot_vectors_2d([1, 2, 3], [1, 0])
+    with pytest.raises(ValueError, match="zero vector"):
+        plotting.plot_vectors_2d([0, 0], [1, 0])
+    with pytest.raises(ValueError, match="NaN"):
+        plotting.plot_vectors_2d([np.nan, 0], [1, 0])
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="plot_vectors_2d"):
+        plotting.update_vectors_2d(ax, [1, 0], [0, 1])
+    plt.close(fig)
+
+
+def test_plot_score_grid():
+    S = np.array([[5.0, -4.0, 0.0]])
+    ax = plotting.plot_score_grid(S)
+    assert [t.get_text() for t in ax.texts] == ["5.0", "-4.0", "0.0"]
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="2-D"):
+        plotting.plot_score_grid([1.0, 2.0])
+    with pytest.raises(ValueError, match="NaN"):
+        plotting.plot_score_grid([[np.inf]])
+    with pytest.raises(ValueError, match="one entry per row"):
+        plotting.plot_score_grid([[1.0]], labels=["a", "b"])
