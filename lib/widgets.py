@@ -26,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from .plotting import use_house_style
 
@@ -165,8 +166,9 @@ class Control:
         self.params = params
         self.alt = alt
         use_house_style()
-        with plt.ioff():
-            self.fig = plt.figure(figsize=figsize)
+        # A figure outside pyplot: the inline backend never shows it a second time.
+        self.fig = Figure(figsize=figsize)
+        FigureCanvasAgg(self.fig)
         self.artists = setup(self.fig)
         self._update = update
         self.values = {p.name: p.default for p in params}
@@ -174,8 +176,11 @@ class Control:
         self._widget = None
 
     # -- numerics -------------------------------------------------------------------------
-    def set(self, **values) -> None:
-        """Validate ``values``, update the figure and redraw it (to the Agg canvas)."""
+    def set(self, draw: bool = True, **values) -> None:
+        """Validate ``values``, update the figure and redraw it to the Agg canvas.
+
+        ``draw=False`` skips the redraw, for callers that render a PNG next (which draws).
+        """
         unknown = set(values) - set(self.values)
         if unknown:
             raise ValueError(f"unknown parameters {sorted(unknown)}; known: {list(self.values)}")
@@ -183,7 +188,8 @@ class Control:
         for name, value in values.items():
             self.values[name] = by_name[name].validate(value)
         self._update(self.artists, **self.values)
-        self.fig.canvas.draw()
+        if draw:
+            self.fig.canvas.draw()
 
     def png(self, dpi=None, quantize=False) -> bytes:
         """The figure as it stands, as PNG bytes."""
@@ -221,7 +227,7 @@ class Control:
         image = W.Image(value=self.png(), format="png")
 
         def on_change(_change=None):
-            self.set(**{name: w.value for name, w in inputs.items()})
+            self.set(draw=False, **{name: w.value for name, w in inputs.items()})
             image.value = self.png()
 
         for w in inputs.values():
@@ -240,7 +246,7 @@ class Control:
         frames = {}
         for combo in itertools.product(*[range(len(g)) for g in grids]):
             values = {p.name: g[i] for p, g, i in zip(self.params, grids, combo, strict=True)}
-            self.set(**values)
+            self.set(draw=False, **values)
             data = base64.b64encode(self.png(dpi=EXPLORE_DPI, quantize=True)).decode("ascii")
             frames[",".join(map(str, combo))] = "data:image/png;base64," + data
         self.set(**saved)
