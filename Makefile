@@ -31,8 +31,12 @@ references: $(STAMP)
 # The print edition, one PDF of the whole book: _build/latex/attention-notes.pdf
 # Needs LaTeX from Debian (xelatex, the engine sphinx-jupyterbook-latex selects):
 #   apt-get install -y texlive-xetex texlive-latex-extra texlive-fonts-recommended \
-#     texlive-plain-generic latexmk fonts-freefont-otf xindy
+#     texlive-plain-generic latexmk fonts-freefont-otf fonts-dejavu-core xindy
+TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended texlive-plain-generic \
+	latexmk fonts-freefont-otf fonts-dejavu-core xindy
 pdf: $(STAMP)
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
+	  { echo "make pdf needs LaTeX: apt-get install -y $(TEX_PACKAGES)"; exit 1; }
 	$(JB) build . --builder pdflatex
 
 lint: $(STAMP)

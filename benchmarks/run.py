@@ -273,7 +273,8 @@ def bench_chapters(quick: bool) -> list[Row]:
                 nb = read_chapter(path)
                 t0 = time.perf_counter()
                 NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=True,
-                               resources={"metadata": {"path": str(path.parent)}}).execute()
+                               resources={"metadata": {"path": str(path.parent)}},
+                               ).execute(stderr=subprocess.DEVNULL)  # the kernel's TCP notice
                 times.append(time.perf_counter() - t0)
                 cells = cell_seconds(nb)
         except Exception as exc:

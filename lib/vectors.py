@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -270,3 +275,55 @@ def time_qk(n: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
         best = min(best, time.perf_counter() - start)
         runs += 1
     return max(best, 1e-9)
+
+
+_SWEEP_SCRIPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from lib.vectors import time_qk
+args = json.loads(sys.argv[2])
+rng = np.random.default_rng(args["seed"])
+times = [time_qk(n, d, rng, repeat=args["repeat"], min_time=args["min_time"])
+         for n, d in args["shapes"]]
+print(json.dumps(times))
+"""
+
+
+def time_qk_sweep(shapes, seed: int = 0, threads: int = 1, repeat: int = 5,
+                  min_time: float = 0.02, timeout: float = 120.0) -> list[float]:
+    """:func:`time_qk` for every ``(n, d_k)`` in ``shapes``, on ``threads`` BLAS threads.
+
+    The number of threads of numpy's BLAS library is fixed when numpy loads, so the sweep
+    runs in a fresh Python process with ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
+    ``MKL_NUM_THREADS`` set to ``threads``. One thread (the default) measures one core and
+    stays stable on a busy machine, where a multi-threaded product of small matrices can
+    stall for a whole scheduler time slice waiting for its other threads. Returns the best
+    time in seconds of each shape, in order. Never quote the result as a fixed figure.
+
+    >>> len(time_qk_sweep([(8, 4), (16, 4)], repeat=2, min_time=0.0))
+    2
+    """
+    pairs = []
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+            raise ValueError(f"each shape must be a pair (n, d_k), got {shape!r}")
+        pairs.append([positive_int(shape[0], "n"), positive_int(shape[1], "d_k")])
+    if not pairs:
+        raise ValueError("shapes is empty: give at least one pair (n, d_k)")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    threads, repeat = positive_int(threads, "threads"), positive_int(repeat, "repeat")
+    min_time = float(min_time)
+    if not np.isfinite(min_time) or min_time < 0:
+        raise ValueError(f"min_time must be a non-negative number of seconds, got {min_time!r}")
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    args = {"shapes": pairs, "seed": int(seed), "repeat": repeat, "min_time": min_time}
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", _SWEEP_SCRIPT, root, json.dumps(args)],
+                          env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"the timing process failed:\n{done.stderr.strip()}")
+    return [float(t) for t in json.loads(done.stdout.strip().splitlines()[-1])]

@@ -179,3 +179,24 @@ def test_chapter_simulation_agrees_with_lib():
         mine = ns["simulate_dot_products"](d_k, 500, np.random.default_rng(3), scale=scale)
         ours = simulate_dot_products(d_k, 500, np.random.default_rng(3), scale=scale)
         np.testing.assert_allclose(mine, ours, rtol=1e-12, atol=1e-12)
+
+
+# -- the plot helper this chapter added -------------------------------------------------------
+
+def test_plot_normal_density_draws_the_density():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.plotting import plot_normal_density
+
+    ax = plot_normal_density(sigma=2.0, mu=1.0)
+    x, y = ax.lines[0].get_data()
+    assert x.min() == pytest.approx(-7.0) and x.max() == pytest.approx(9.0)
+    assert np.trapezoid(y, x) == pytest.approx(1.0, abs=1e-3)  # ±4σ holds 99.99 %
+    assert y.max() == pytest.approx(1 / (2.0 * np.sqrt(2 * np.pi)), rel=1e-4)
+    plt.close(ax.figure)
+    for bad in ({"sigma": 0.0}, {"sigma": -1.0}, {"sigma": np.nan}, {"mu": np.inf}):
+        with pytest.raises(ValueError, match="sigma"):
+            plot_normal_density(**bad)

@@ -114,3 +114,25 @@ def test_scaling_lets_the_query_learn_where_raw_scores_stall():
     assert (scaled["weights"][rows, t] > 0.9).mean() > 0.9
     assert (raw["weights"][rows, t] > 0.9).mean() < 0.5
     assert np.median(raw["grad_norm"][-1]) < 1e-6 < np.median(scaled["grad_norm"][-1])
+
+
+def test_plot_curves_draws_each_curve_and_checks_shapes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.plotting import plot_curves
+
+    ax = plot_curves([0, 1, 2], {"a": ([3.0, 2.0, 1.0], {"ls": "--"}),
+                                 "b": ([1.0, 1e-3, 1e-6], {})}, ylabel="loss", logy=True)
+    assert [line.get_label() for line in ax.lines] == ["a", "b"]
+    assert ax.lines[0].get_linestyle() == "--" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "step" and ax.get_ylabel() == "loss"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="shape"):
+        plot_curves([0, 1], {"a": ([1.0, 2.0, 3.0], {})})
+    with pytest.raises(ValueError, match="non-empty"):
+        plot_curves([], {"a": ([], {})})
+    with pytest.raises(ValueError, match="non-empty"):
+        plot_curves([0, 1], {})

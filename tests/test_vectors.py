@@ -27,6 +27,7 @@ from lib.vectors import (
     sample_cosines,
     scalar_projection,
     time_qk,
+    time_qk_sweep,
     vector_projection,
 )
 
@@ -149,6 +150,13 @@ def test_time_qk_is_positive():
     assert 0 < time_qk(16, 8, np.random.default_rng(0), repeat=2) < 1.0
 
 
+def test_time_qk_sweep_times_every_shape_in_a_child_process():
+    times = time_qk_sweep([(16, 8), (32, 8), (16, 4)], seed=3, repeat=2, min_time=0.0)
+    assert len(times) == 3
+    assert all(0 < t < 1.0 for t in times)
+    assert len(time_qk_sweep(((8, 2),), threads=2, repeat=1, min_time=0.0)) == 1
+
+
 # --- bad input: a clear ValueError, never a silent NaN ---------------------------------------
 
 
@@ -255,6 +263,21 @@ def test_time_qk_bad_input():
         time_qk(4, 4, rng, min_time=-1.0)
     with pytest.raises(ValueError, match="min_time"):
         time_qk(4, 4, rng, min_time=float("nan"))
+
+
+def test_time_qk_sweep_bad_input():
+    with pytest.raises(ValueError, match="empty"):
+        time_qk_sweep([])
+    with pytest.raises(ValueError, match="pair"):
+        time_qk_sweep([(8, 4, 2)])
+    with pytest.raises(ValueError, match="positive integer"):
+        time_qk_sweep([(0, 4)])
+    with pytest.raises(ValueError, match="positive integer"):
+        time_qk_sweep([(8, 4)], threads=0)
+    with pytest.raises(ValueError, match="seed"):
+        time_qk_sweep([(8, 4)], seed=-1)
+    with pytest.raises(ValueError, match="min_time"):
+        time_qk_sweep([(8, 4)], min_time=float("inf"))
 
 
 # --- the vector plots -------------------------------------------------------------------------

@@ -110,14 +110,25 @@ def with_cached_outputs(app, nb):
     return merged
 
 
+#: How a numbered reference reads, per Sphinx "figtype" (sphinx-proof's kinds are figtypes).
+FIGTYPE_NAMES = {"figure": "Fig.", "table": "Table", "code-block": "Listing"}
+
+
 def reference_texts(app) -> dict:
-    """What a cross-reference to each label shows: ``(3)`` for equations, titles otherwise."""
+    """What a cross-reference to each label shows on the site: ``(3)`` for an equation,
+    ``Theorem 2``/``Fig. 4``/``Exercise 1`` for numbered blocks, the title for a section."""
     texts = {}
-    try:
-        for label, (_doc, number) in app.env.get_domain("math").equations.items():
-            texts[label] = f"({number})"
-    except Exception:  # pragma: no cover - another Sphinx layout
-        pass
+    for _doc, by_type in getattr(app.env, "toc_fignumbers", {}).items():
+        for figtype, numbers in by_type.items():
+            for node_id, number in numbers.items():
+                num = ".".join(map(str, number))
+                if figtype == "displaymath":
+                    texts[node_id.removeprefix("equation-")] = f"({num})"
+                else:
+                    name = FIGTYPE_NAMES.get(figtype, figtype.split(":")[-1].capitalize())
+                    texts[node_id] = f"{name} {num}"
+    for label, (_doc, number) in app.env.get_domain("math").equations.items():
+        texts.setdefault(label, f"({number})")
     for label, entry in app.env.get_domain("std").labels.items():
         if len(entry) > 2 and entry[2]:
             texts.setdefault(label, entry[2])

@@ -106,7 +106,9 @@ def _directive(match: re.Match, glue: dict | None = None, labels: dict | None = 
         return (f"\n<details><summary>{summary}</summary>\n\n{content.strip()}\n\n"
                 "</details>\n\n")
     if name == "prf:proof":
-        return f"*Proof.* {content.strip()} ∎\n"
+        body = content.strip()
+        end = "\n\n∎" if body.endswith("$$") else " ∎"  # not after a closing $$
+        return f"\n*Proof.* {body}{end}\n\n"
     head = f"**{title}.**" if title else ""
     return "\n" + _quote(f"{head}\n\n{content.strip()}" if head else content) + "\n\n"
 
