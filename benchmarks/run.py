@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/run.py                  # everything, medians of 3+ runs (~10 min)
+    .venv/bin/python benchmarks/run.py                  # everything, medians of 3+ runs (~7 min)
     .venv/bin/python benchmarks/run.py --quick          # smoke run: one run each, no test suite
     .venv/bin/python benchmarks/run.py --only seed,controls
     .venv/bin/python benchmarks/run.py --skip-tests     # everything but the (long) test suite
@@ -43,6 +43,7 @@ import time
 import warnings
 from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,15 +85,6 @@ def row(section, name, value, unit, target="", note="") -> Row:
                check(value, target), note)
 
 
-def median_time(func, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def machine() -> dict:
     import matplotlib
     import numpy
@@ -103,8 +95,7 @@ def machine() -> dict:
         cpu = models[0].strip() if models else cpu
     versions = {}
     for dist in ("jupyter-book", "myst-nb", "sphinx"):
-        with contextlib.suppress(Exception):
-            from importlib.metadata import version
+        with contextlib.suppress(PackageNotFoundError):
             versions[dist] = version(dist)
     return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), "os": platform.platform(),
             "python": platform.python_version(), "numpy": numpy.__version__,
@@ -177,8 +168,7 @@ def run_chapter_in_process(path: Path) -> list:
     finally:
         lib.widgets.Control.__init__ = init
         os.chdir(cwd)
-        # Close the chapter's other figures. A closed figure's canvas reverts to the base class,
-        # whose draw() does nothing: the controls' figures must stay open to be measured.
+        # Close the chapter's other figures; the controls' figures are measured next.
         keep = {id(control.fig) for control in created}
         for num in plt.get_fignums():
             if id(plt.figure(num)) not in keep:
@@ -231,14 +221,18 @@ def bench_controls(quick: bool) -> list[Row]:
                 update.append(1e3 * (t1 - t0))
                 total.append(1e3 * (t2 - t0))
                 recompute.append(1e3 * (t3 - t2))
+            t0 = time.perf_counter()
+            control.explorable_html()  # every frame of the no-kernel face, as the build makes it
+            explorable = time.perf_counter() - t0
+            frames = len(list(itertools.product(*[p.values for p in control.params])))
             name = getattr(control._update, "__name__", f"control {num}")
             params = ", ".join(p.name for p in control.params)
             med = statistics.median
             rows.append(row(
                 "controls", f"{path.stem}: {name}({params})", med(total), "ms", "< 50",
                 f"recompute {med(recompute):.1f}, set (recompute + draw) {med(update):.0f}, "
-                f"png {med(total) - med(update):.0f}, max {max(total):.0f} ms; "
-                f"{len(states)} states"))
+                f"png {med(total) - med(update):.0f}, max {max(total):.0f} ms over "
+                f"{len(states)} states; explorable face {explorable:.1f} s for {frames} frames"))
             plt.close(control.fig)
     return rows
 
@@ -372,12 +366,14 @@ def bench_build(quick: bool) -> list[Row]:
 
 # -- tests ------------------------------------------------------------------------------------
 def bench_tests(quick: bool) -> list[Row]:
+    """``make test`` without make: ruff, then pytest (which also builds the site strictly)."""
     commands = [[sys.executable, "-m", "ruff", "check", "lib", "tests", "benchmarks", "tools"],
                 [sys.executable, "-m", "pytest", "-q"]]
     t0 = time.perf_counter()
-    codes = [subprocess.run(cmd, cwd=ROOT, capture_output=True).returncode for cmd in commands]
+    procs = [subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True) for cmd in commands]
     seconds = time.perf_counter() - t0
-    note = "passed" if codes == [0, 0] else f"exit codes ruff {codes[0]}, pytest {codes[1]}"
+    summary = (procs[1].stdout.strip().splitlines() or ["no output"])[-1].strip("= ")
+    note = f"ruff exit {procs[0].returncode}; pytest: {summary}"
     return [row("tests", "whole suite (ruff + pytest), one run", seconds, "s", "< 180", note)]
 
 
@@ -391,7 +387,7 @@ def fmt(value, unit) -> str:
         return f"{value:.0f}"
     if unit == "x":
         return f"{value:.1f}x"
-    return f"{value:.3g} {unit}" if unit == "s" and value < 1 else f"{value:.1f} {unit}"
+    return f"{value:.2f} {unit}" if unit == "s" else f"{value:.1f} {unit}"
 
 
 def print_table(rows: list[Row], info: dict) -> None:
@@ -440,6 +436,7 @@ def main(argv=None) -> int:
     print_table(rows, info)
     args.json.write_text(json.dumps(
         {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "mode": "quick" if args.quick else "full",
+         "sections": sections,
          "machine": info, "results": [asdict(r) for r in rows]}, indent=2) + "\n")
     print(f"Results written to {args.json}")
     return 1 if any(r.ok is False for r in rows) else 0

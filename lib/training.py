@@ -83,6 +83,11 @@ def retrieval_loss_and_grad(q, K, V, target, scale: bool = True):
     [(1,), (1, 2), (1, 2)]
     """
     q, K, V, target = _check_problems(q, K, V, target)
+    return _loss_and_grad(q, K, V, target, scale)
+
+
+def _loss_and_grad(q, K, V, target, scale):
+    """:func:`retrieval_loss_and_grad` on inputs that have already been checked."""
     s = np.sqrt(K.shape[2]) if scale else 1.0
     z = np.einsum("bd,bmd->bm", q, K) / s
     p = softmax(z, axis=-1)
@@ -114,10 +119,10 @@ def train_query(q, K, V, target, scale: bool = True, lr: float = 1.0, steps: int
     losses = np.empty((steps, q.shape[0]))
     norms = np.empty((steps, q.shape[0]))
     for step in range(steps):
-        loss, grad, _ = retrieval_loss_and_grad(q, K, V, target, scale=scale)
+        loss, grad, _ = _loss_and_grad(q, K, V, target, scale)
         losses[step] = loss
         norms[step] = np.linalg.norm(grad, axis=1)
         q -= lr * grad
-    final_loss, _, weights = retrieval_loss_and_grad(q, K, V, target, scale=scale)
+    final_loss, _, weights = _loss_and_grad(q, K, V, target, scale)
     return {"loss": losses, "grad_norm": norms, "q": q, "final_loss": final_loss,
             "weights": weights}

@@ -199,7 +199,7 @@ def cosine_tail(eps: float, d: int, points: int = 20001) -> float:
 def packing_lower_bound(eps: float, d: int) -> float:
     """A guaranteed number of unit vectors in ``d`` dimensions with all ``|cos| ≤ eps``.
 
-    .. math:: N(d, \\varepsilon) \\ge \\tfrac12 \\lfloor 1/p \\rfloor,
+    .. math:: N(d, \\varepsilon) \\ge \\left\\lceil \\tfrac12 \\lfloor 1/p \\rfloor \\right\\rceil,
               \\qquad p = P(|\\cos\\theta| > \\varepsilon)
 
     (draw ``⌊1/p⌋`` random directions and delete one vector of every bad pair). Returned as
@@ -211,7 +211,10 @@ def packing_lower_bound(eps: float, d: int) -> float:
     p = cosine_tail(eps, d)
     if p <= 0.0:
         return math.inf
-    return math.floor(1.0 / p) / 2.0
+    inverse = 1.0 / p
+    if not math.isfinite(inverse):
+        return math.inf
+    return float(math.ceil(math.floor(inverse) / 2.0))
 
 
 def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generator,

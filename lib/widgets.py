@@ -32,8 +32,9 @@ from matplotlib.figure import Figure
 
 from .plotting import use_house_style
 
-#: Resolution of the frames stored in the explorable face (pixels per inch).
-EXPLORE_DPI = 72
+#: Resolution of the frames stored in the explorable face (pixels per inch); ``None`` keeps
+#: the figure's own (the house style's 100), which is sharp and avoids a costly re-layout.
+EXPLORE_DPI = None
 
 
 @dataclass(frozen=True)

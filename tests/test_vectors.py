@@ -133,6 +133,10 @@ def test_packing_lower_bound_is_exponential_and_consistent():
     assert b[0] < b[1] < b[2]
     # log N grows at least like d ε²/2 minus a constant (the Gaussian-tail bound).
     assert math.log(b[2]) >= 400 * 0.04 / 2 - math.log(4)
+    # a count of vectors: a whole number, ⌈⌊1/p⌋ / 2⌉
+    p = cosine_tail(0.1, 100)
+    assert packing_lower_bound(0.1, 100) == math.ceil(math.floor(1 / p) / 2) == 2
+    assert all(x == int(x) for x in b)
 
 
 def test_greedy_packing_is_valid():
