@@ -218,6 +218,13 @@ def test_chapter_softmax_agrees_with_lib():
         np.testing.assert_allclose(ns["softmax"](z), softmax(z), rtol=1e-14)
 
 
+def test_chapter_sigmoid_slope_agrees_with_lib():
+    ns = chapter_cell("def sigmoid_slope(gap):")
+    gaps = np.linspace(-20.0, 20.0, 161)  # beyond, 1 − p₁ loses relative digits
+    np.testing.assert_allclose(ns["sigmoid_slope"](gaps), sigmoid_slope(gaps), rtol=1e-6)
+    assert ns["sigmoid_slope"](0.0) == 0.25
+
+
 def test_chapter_softmax_jacobian_agrees_with_lib():
     ns = chapter_cell("def softmax_jacobian(z):", chapter_cell("def softmax(z):"))
     for seed in range(3):
