@@ -49,3 +49,8 @@ freeze: $(STAMP)
 	{ echo "# Pinned environment for the site, the notebooks, the tests and Binder."; \
 	  echo "# Regenerate with: make freeze  (then review the diff)."; \
 	  $(PY) -m pip freeze --exclude-editable; echo "-e ."; } > requirements.txt
+
+# Benchmarks (issue 6): prints a table with targets, writes benchmarks/results.json.
+# BENCH_ARGS=--quick for a smoke run; --skip-tests leaves out the test suite.
+bench: $(STAMP)
+	$(PY) benchmarks/run.py $(BENCH_ARGS)

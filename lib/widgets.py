@@ -174,6 +174,9 @@ class Control:
         self._update = update
         self.values = {p.name: p.default for p in params}
         self.set(**self.values)
+        # Freeze the layout found at the defaults: otherwise a layout engine left by setup
+        # (tight_layout leaves one behind) lays the whole figure out again at every frame.
+        self.fig.set_layout_engine(None)
         self._widget = None
 
     # -- numerics -------------------------------------------------------------------------

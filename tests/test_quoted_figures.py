@@ -23,7 +23,7 @@ FIGURE = re.compile(r"(?<![\w.])[-−]?\d+\.\d+(?![\w.]*\d)")
 HIDDEN = [
     re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1\s*$", re.S | re.M),  # fenced code / directives
     re.compile(r"\$\$.*?\$\$", re.S),                                # display math
-    re.compile(r"(?<!\\)\$[^$\n]+?(?<!\\)\$"),                       # inline math
+    re.compile(r"(?<!\\)\$(?:[^$\n]|\n(?!\s*\n))+?(?<!\\)\$"),       # inline math
     re.compile(r"\{(math|eq|glue:text|glue:|glue|cite:p|cite:t|ref|numref|doc)\}`[^`]*`"),
     re.compile(r"`[^`\n]*`"),                                        # inline code
     re.compile(r"\]\([^)]*\)"),                                      # link targets
@@ -78,7 +78,7 @@ def produced(figure: str, text: str) -> bool:
 
 def test_prose_extraction_skips_code_and_math():
     md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n"
-          "$$\nz = 3.5\n$$\n```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
+          "$$\nz = 3.5\n$$\nwith $y \\approx\n2.5$ split over lines.\n```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
           "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008.")
     assert quoted_figures(md) == ["0.996", "4.25", "1.008"]
 
