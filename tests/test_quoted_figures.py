@@ -78,7 +78,8 @@ def produced(figure: str, text: str) -> bool:
 
 def test_prose_extraction_skips_code_and_math():
     md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n"
-          "$$\nz = 3.5\n$$\nwith $y \\approx\n2.5$ split over lines.\n```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
+          "$$\nz = 3.5\n$$\nwith $y \\approx\n2.5$ split over lines.\n"
+          "```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
           "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008.")
     assert quoted_figures(md) == ["0.996", "4.25", "1.008"]
 
