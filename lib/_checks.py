@@ -5,40 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 
-def as_vector(x, name: str = "x") -> np.ndarray:
-    """Return ``x`` as a non-empty, finite, 1-D float array, or raise ``ValueError``."""
+def _finite(x, name: str, ndim: int | None, what: str) -> np.ndarray:
+    """``x`` as a float array of ``ndim`` dimensions (``None``: any but 0), non-empty, finite."""
     arr = np.asarray(x, dtype=float)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector, got an array of shape {arr.shape}")
+    if ndim is None and arr.ndim == 0:
+        raise ValueError(f"{name} must be {what}, got a scalar")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {what}, got an array of shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} is empty: it needs at least one component")
+        raise ValueError(f"{name} is empty: shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def as_vector(x, name: str = "x") -> np.ndarray:
+    """Return ``x`` as a non-empty, finite, 1-D float array, or raise ``ValueError``."""
+    return _finite(x, name, 1, "a 1-D vector")
 
 
 def as_matrix(x, name: str = "x") -> np.ndarray:
     """Return ``x`` as a non-empty, finite, 2-D float array, or raise ``ValueError``."""
-    arr = np.asarray(x, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D matrix, got an array of shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    return _finite(x, name, 2, "a 2-D matrix")
 
 
 def as_array(x, name: str = "x") -> np.ndarray:
     """Return ``x`` as a non-empty, finite float array of at least one dimension."""
-    arr = np.asarray(x, dtype=float)
-    if arr.ndim == 0:
-        raise ValueError(f"{name} must be an array with at least one dimension, got a scalar")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    return _finite(x, name, None, "an array with at least one dimension")
 
 
 def same_length(a: np.ndarray, b: np.ndarray, names: str = "a and b") -> None:
