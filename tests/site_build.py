@@ -17,15 +17,23 @@ from tests.nbharness import ROOT, chapter_paths, toc_files
 
 
 @functools.cache
-def built_site() -> Path:
+def build() -> tuple[Path, str]:
+    """The site's folder and the build's log. Built once per session, strict, into ``_build``;
+    with ``BOOK_HTML`` set, that site and an empty log."""
     if os.environ.get("BOOK_HTML"):
-        return Path(os.environ["BOOK_HTML"]).resolve()
+        return Path(os.environ["BOOK_HTML"]).resolve(), ""
     jb = Path(sys.executable).with_name("jupyter-book")
     proc = subprocess.run([str(jb), "build", str(ROOT), "--builder", "html", "-W", "-n",
                            "--keep-going"], capture_output=True, text=True, cwd=ROOT)
+    log = proc.stdout + proc.stderr
     if proc.returncode != 0:
-        raise RuntimeError(f"jupyter-book build failed:\n{(proc.stdout + proc.stderr)[-5000:]}")
-    return ROOT / "_build" / "html"
+        raise RuntimeError(f"jupyter-book build failed:\n{log[-5000:]}")
+    return ROOT / "_build" / "html", log
+
+
+def built_site() -> Path:
+    """The built site's folder (see :func:`build`)."""
+    return build()[0]
 
 
 def page_names() -> list[str]:
