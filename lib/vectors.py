@@ -106,9 +106,7 @@ def random_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
     >>> random_cosines(3, 2, np.random.default_rng(0)).shape
     (2,)
     """
-    d, n = positive_int(d, "d"), positive_int(n, "n")
-    if d < 2:
-        raise ValueError("d must be at least 2: in one dimension every cosine is ±1")
+    d, n = _dimension(d), positive_int(n, "n")
     rng = generator(rng)
     a = rng.standard_normal((n, d))
     b = rng.standard_normal((n, d))
@@ -249,6 +247,16 @@ def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generat
     return kept
 
 
+def _seconds(t) -> float:
+    try:
+        value = float(t)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"min_time must be a non-negative number of seconds, got {t!r}")
+    return value
+
+
 def time_qk(n: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
             min_time: float = 0.02) -> float:
     """Best wall-clock time, in seconds, of one score matrix ``Q Kᵀ`` with ``Q, K: (n, d_k)``.
@@ -263,9 +271,7 @@ def time_qk(n: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
     """
     n, d_k = positive_int(n, "n"), positive_int(d_k, "d_k")
     repeat = positive_int(repeat, "repeat")
-    min_time = float(min_time)
-    if not np.isfinite(min_time) or min_time < 0:
-        raise ValueError(f"min_time must be a non-negative number of seconds, got {min_time!r}")
+    min_time = _seconds(min_time)
     rng = generator(rng)
     Q = rng.standard_normal((n, d_k))
     K = rng.standard_normal((n, d_k))
@@ -317,9 +323,7 @@ def time_qk_sweep(shapes, seed: int = 0, threads: int = 1, repeat: int = 5,
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     threads, repeat = positive_int(threads, "threads"), positive_int(repeat, "repeat")
-    min_time = float(min_time)
-    if not np.isfinite(min_time) or min_time < 0:
-        raise ValueError(f"min_time must be a non-negative number of seconds, got {min_time!r}")
+    min_time = _seconds(min_time)
     env = dict(os.environ)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(threads)
