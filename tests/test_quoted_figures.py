@@ -19,7 +19,8 @@ import pytest
 
 from tests.nbharness import chapter_paths, read_chapter, reference_path
 
-FIGURE = re.compile(r"(?<![\w.])[-−]?\d+\.\d+(?![\w.]*\d)")
+#: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
+FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
 HIDDEN = [
     re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1\s*$", re.S | re.M),  # fenced code / directives
     re.compile(r"\$\$.*?\$\$", re.S),                                # display math
@@ -53,7 +54,7 @@ def prose(markdown: str) -> str:
 
 
 def quoted_figures(markdown: str) -> list[str]:
-    """Decimal figures in the prose of ``markdown``, normalised (``−`` becomes ``-``)."""
+    """Decimal figures and percentages in the prose of ``markdown`` (``−`` read as ``-``)."""
     return [m.group(0).replace("−", "-") for m in FIGURE.finditer(prose(markdown))]
 
 
