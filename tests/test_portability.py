@@ -7,8 +7,9 @@ forces an OpenBLAS kernel; the chapters' kernels inherit both. Each test below r
 chapter under nbval in such an emulated machine, against the same committed references as the
 main run, so a figure that depends on the processor fails here.
 
-The configurations run at the same time, in child processes started when the first of these
-tests needs them.
+The configurations run side by side in child processes, started as soon as pytest has
+collected these tests (``pytest_collection_finish`` in ``tests/nbharness.py``), so they overlap
+the rest of the suite.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ CONFIGS = configurations()
 _runs: dict[str, tuple[subprocess.Popen, Path]] = {}
 
 
-def start(name: str) -> None:
+def start() -> None:
     """Start every configuration's run once, so that they run side by side."""
     if _runs:
         return
@@ -73,9 +74,16 @@ def start(name: str) -> None:
         _runs[config] = proc, log
 
 
+def stop() -> None:
+    for proc, _ in _runs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_chapters_print_the_same_figures_on_an_emulated_cpu(config):
-    start(config)
+    start()
     proc, log = _runs[config]
     deadline = time.monotonic() + TIMEOUT
     while proc.poll() is None and time.monotonic() < deadline:
