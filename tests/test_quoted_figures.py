@@ -13,44 +13,40 @@ change a computation or a seed alone and nbval fails on the cell that prints it.
 from __future__ import annotations
 
 import re
+import sys
 
 import nbformat
 import pytest
 
-from tests.nbharness import chapter_paths, read_chapter, reference_path
+from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
+
+sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+from myst_tokens import children, directive, parse  # noqa: E402
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
-HIDDEN = [
-    re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1\s*$", re.S | re.M),  # fenced code / directives
-    re.compile(r"\$\$.*?\$\$", re.S),                                # display math
-    re.compile(r"(?<!\\)\$(?:[^$\n]|\n(?!\s*\n))+?(?<!\\)\$"),       # inline math
-    re.compile(r"\{(math|eq|glue:text|glue:|glue|cite:p|cite:t|ref|numref|doc)\}`[^`]*`"),
-    re.compile(r"`[^`\n]*`"),                                        # inline code
-    re.compile(r"\]\([^)]*\)"),                                      # link targets
-    re.compile(r"^\(\S+\)=\s*$", re.M),                              # labels
-    re.compile(r"^:[\w-]+:.*$", re.M),                               # directive options
-]
-DISPLAY_FENCES = ("{math}",)
+#: Directives whose body is code or math, not prose.
+NOT_PROSE = ("code", "literalinclude", "glue", "math")
+#: Inline tokens that are prose; every other one (code, math, roles, markup) is a gap.
+TEXT = ("text", "text_special", "html_inline")
 
 
 def prose(markdown: str) -> str:
-    """The reader-facing text of a markdown cell, with code and math removed."""
-    text = markdown
+    """The reader-facing text of a markdown cell: no code, math, roles, labels or options.
 
-    def keep_directive_body(match: re.Match) -> str:
-        header = match.group(0).split("\n", 1)[0]
-        is_directive = "{" in header and not any(f in header for f in DISPLAY_FENCES)
-        is_code = any(k in header for k in ("{code", "{literalinclude", "{glue"))
-        if is_directive and not is_code:  # theorem, proof, exercise, note: prose inside
-            body = match.group(0).split("\n", 1)[1].rsplit("\n", 2)[0]
-            return "\n" + prose(body) + "\n"
-        return "\n"
-
-    text = HIDDEN[0].sub(keep_directive_body, text)
-    for pattern in HIDDEN[1:]:
-        text = pattern.sub(" ", text)
-    return text
+    Directive bodies (theorem, proof, exercise, note ...) are prose, read again as MyST.
+    """
+    parts = []
+    for token in parse(markdown):
+        found = directive(token)
+        if found and not found.name.startswith(NOT_PROSE):
+            parts.append(prose(found.body))
+        elif token.type == "html_block":
+            parts.append(token.content)
+        elif token.type == "inline":
+            parts.append("".join(child.content if child.type in TEXT else " "
+                                 for child in children([token])))
+    return "\n".join(parts)
 
 
 def quoted_figures(markdown: str) -> list[str]:
@@ -78,11 +74,14 @@ def produced(figure: str, text: str) -> bool:
 
 
 def test_prose_extraction_skips_code_and_math():
-    md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n"
-          "$$\nz = 3.5\n$$\nwith $y \\approx\n2.5$ split over lines.\n"
-          "```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
-          "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008.")
-    assert quoted_figures(md) == ["0.996", "4.25", "1.008"]
+    md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n\n"
+          "$$\nz = 3.5\n$$ (eq-z)\n\nwith $y \\approx\n2.5$ split over lines, "
+          "{eq}`eq-z`, {cite:p}`key2.5`, [a 12% link](https://x.org/1.5).\n"
+          "```{prf:theorem} Title\n:label: thm-7.5\nInside a theorem 4.25 counts.\n```\n"
+          "::::{exercise}\n:label: ex-1\n:::{note}\n**99.4%** of them\n:::\n::::\n"
+          "```{math}\nw = 6.5\n```\n"
+          "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008, 39%.")
+    assert quoted_figures(md) == ["0.996", "12%", "4.25", "99.4%", "1.008", "39%"]
 
 
 def test_produced_matches_whole_numbers_only():
