@@ -21,7 +21,7 @@ import pytest
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
 sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
-from myst_tokens import children, directive, parse  # noqa: E402
+from myst_tokens import children, directive, parse
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
