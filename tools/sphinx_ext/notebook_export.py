@@ -9,6 +9,9 @@ become their text, ``{math}`` becomes ``$...$``. :func:`export_notebook` applies
 Markdown cell, fills ``{glue}`` roles with the glued values, drops the live widget views and
 widget state (the explorable HTML face and the PNG of each control stay), and adds a first cell
 saying where the notebook comes from and how to run it again.
+
+MyST is read with :mod:`myst_tokens` (myst-parser's own tokenizer, as the site reads it): only
+the lines of the tokens that are MyST-only are rewritten, the rest is kept as written.
 """
 
 from __future__ import annotations
@@ -53,8 +56,8 @@ def _title(name: str, args: str, opts: dict) -> str:
     return base
 
 
-def _figure(found: Directive, content: str, indent: str) -> str:
-    out = f"{indent}![{found.options.get('alt', 'figure')}]({found.argument.strip()})\n"
+def _figure(found: Directive, content: str) -> str:
+    out = f"![{found.options.get('alt', 'figure')}]({found.argument.strip()})\n"
     return out + (f"\n*{content.strip()}*\n" if content.strip() else "")
 
 
@@ -70,21 +73,21 @@ def _proof(content: str) -> str:
     return f"\n*Proof.* {body}{end}\n\n"
 
 
-def _directive(found: Directive, indent: str, glue: dict | None, labels: dict | None) -> str:
+def _directive(found: Directive, glue: dict | None, labels: dict | None) -> str:
     """Plain Markdown for one directive: code and math as they are, prose degraded in turn."""
     name = found.name
     if name in CODE:
-        return f"{indent}```{found.argument.strip()}\n{found.body.rstrip()}\n{indent}```\n"
+        return f"```{found.argument.strip()}\n{found.body.rstrip()}\n```\n"
     if name == "math":
-        return f"{indent}$$\n{found.body.strip()}\n$$\n"
+        return f"$$\n{found.body.strip()}\n$$\n"
     if name in GLUE:
-        return (f"{indent}*(figure `{found.argument.strip()}`: see the output of the cell "
+        return (f"*(figure `{found.argument.strip()}`: see the output of the cell "
                 "that makes it)*\n")
     if name in DROPPED:
         return ""
     content = degrade_myst(found.body, glue, labels)  # nested directives and roles
     if name in ("figure", "image"):
-        return _figure(found, content, indent)
+        return _figure(found, content)
     if name in CONTAINERS:
         return content.strip("\n") + "\n"
     if name in DETAILS:
@@ -154,10 +157,8 @@ def _inline(source: str, tokens: list, glue: dict | None, labels: dict | None) -
 
 
 def _math_without_label(source: str, label: str) -> str:
-    head, last = source.rstrip("\n").rsplit("\n", 1) if "\n" in source.rstrip("\n") else (
-        None, source.rstrip("\n"))
-    last = last.rstrip().removesuffix(f"({label})").rstrip() + "\n"
-    return last if head is None else f"{head}\n{last}"
+    """``$$ ... $$ (label)`` without its label."""
+    return source.rstrip().removesuffix(f"({label})").rstrip() + "\n"
 
 
 def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple[int, str]]:
@@ -172,8 +173,10 @@ def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple
         source = "".join(lines[start:end])
         found = directive(token)
         if found:
-            indent = source[:len(source) - len(source.lstrip(" \t"))]
-            edits[start] = (end, _directive(found, indent, glue, labels))
+            indent = source[:len(source) - len(source.lstrip(" \t"))]  # in a list item
+            new = _directive(found, glue, labels)
+            edits[start] = (end, "".join(indent + line if line.strip() else line
+                                         for line in new.splitlines(keepends=True)))
         elif token.type in ("myst_target", "myst_line_comment"):
             edits[start] = (end, "")
         elif token.type == "math_block_label":
