@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -24,14 +25,14 @@ from tests.nbharness import ROOT, code_cells, read_chapter
 sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
 
 
-def chapter_cell(chapter: str, tag: str, ns: dict | None = None) -> dict:
-    """Run the code cell of ``book/<chapter>.md`` tagged ``tag`` (in ``ns``); return ``ns``.
+def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
+    """Run the code cell of ``book/<chapter>.md`` (or a path) tagged ``tag``; return ``ns``.
 
     ``ns`` starts as ``{"np": np, "lib": lib}``; pass the namespace of an earlier cell to run a
     cell that uses what that one defined. The cell's printed output is discarded.
     """
-    cells = [c for c in code_cells(read_chapter(ROOT / "book" / f"{chapter}.md"))
-             if tag in c.metadata.get("tags", [])]
+    path = chapter if isinstance(chapter, Path) else ROOT / "book" / f"{chapter}.md"
+    cells = [c for c in code_cells(read_chapter(path)) if tag in c.metadata.get("tags", [])]
     assert len(cells) == 1, f"expected one cell tagged {tag!r} in {chapter}, found {len(cells)}"
     ns = {"np": np, "lib": lib} if ns is None else ns
     with contextlib.redirect_stdout(io.StringIO()):

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from myst_tokens import myst_leftovers
+from myst_tokens import myst_leftovers  # tools/sphinx_ext, on the path by conftest
 from notebook_export import degrade_myst
 
 from tests.nbharness import ROOT, read_chapter

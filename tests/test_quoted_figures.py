@@ -1,9 +1,11 @@
 """Every decimal figure quoted in a chapter's prose is produced by that chapter's cells.
 
-The prose is every markdown cell, outside code (fences and inline code), math (``$...$``,
-``$$...$$``, ``{math}`` blocks and roles) and link targets. A figure such as ``0.996``, ``22.6``
-or ``-4.0`` must appear as a number in the outputs of the chapter's code cells, as recorded in
-``tests/reference/`` (which nbval checks against a fresh execution). Glued values
+The prose is every markdown cell as the site's MyST parser reads it (:mod:`myst_tokens`),
+outside code (fences and inline code), math (``$...$``, ``$$...$$``, ``{math}`` blocks), roles,
+labels, directive options and link targets; the bodies of theorems, proofs, exercises and
+admonitions are prose. A figure such as ``0.996``, ``22.6`` or ``-4.0`` must appear as a number
+in the outputs of the chapter's code cells, as recorded in ``tests/reference/`` (which nbval
+checks against a fresh execution). Glued values
 (``{glue:text}`` roles) are computed, so they are not literal figures in the prose.
 
 Together with nbval this closes the loop: edit a figure in the prose alone and this test fails;
@@ -13,15 +15,12 @@ change a computation or a seed alone and nbval fails on the cell that prints it.
 from __future__ import annotations
 
 import re
-import sys
 
 import nbformat
 import pytest
+from myst_tokens import children, directive, parse  # tools/sphinx_ext, on the path by conftest
 
-from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
-
-sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
-from myst_tokens import children, directive, parse
+from tests.nbharness import chapter_paths, read_chapter, reference_path
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
@@ -79,9 +78,9 @@ def test_prose_extraction_skips_code_and_math():
           "{eq}`eq-z`, {cite:p}`key2.5`, [a 12% link](https://x.org/1.5).\n"
           "```{prf:theorem} Title\n:label: thm-7.5\nInside a theorem 4.25 counts.\n```\n"
           "::::{exercise}\n:label: ex-1\n:::{note}\n**99.4%** of them\n:::\n::::\n"
-          "```{math}\nw = 6.5\n```\n"
+          "```{math}\nw = 6.5\n```\n```{prf:proof}\nHence 0.25 of it.\n```\n"
           "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008, 39%.")
-    assert quoted_figures(md) == ["0.996", "12%", "4.25", "99.4%", "1.008", "39%"]
+    assert quoted_figures(md) == ["0.996", "12%", "4.25", "99.4%", "0.25", "1.008", "39%"]
 
 
 def test_produced_matches_whole_numbers_only():
