@@ -17,6 +17,7 @@ the lines of the tokens that are MyST-only are rewritten, the rest is kept as wr
 from __future__ import annotations
 
 import copy
+import io
 import re
 
 import nbformat
@@ -163,7 +164,7 @@ def _math_without_label(source: str, label: str) -> str:
 
 def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple[int, str]]:
     """``{first line: (end line, new text)}`` for every piece of MyST syntax in ``text``."""
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
     edits: dict[int, tuple[int, str]] = {}
     inline: dict[tuple[int, int], list] = {}
     for token in parse(text):
@@ -194,7 +195,7 @@ def degrade_myst(text: str, glue: dict | None = None, labels: dict | None = None
     ``glue`` maps glued names to their text; ``labels`` maps reference targets to the text a
     reference to them should show (an equation's number, a section's title).
     """
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
     edits = _edits(text, glue, labels)
     out, num = [], 0
     while num < len(lines):
