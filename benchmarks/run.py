@@ -11,9 +11,10 @@ Sections (``--only`` takes a comma-separated list of them):
 
 ``seed``      the appendix simulation: the pure-Python reference and ``seed_report_fast`` timed
               alternately in this process, their ratio, and a check that they print the same text;
-``controls``  every ``lib.widgets.Control`` the chapters create, driven headlessly over its grid of
-              parameter values: median of the live update (``Control.set`` + ``png()``, what
-              the widget does on a change), with ``set`` alone (recompute + Agg redraw);
+``controls``  every ``lib.widgets.Control`` a chapter binds to a name (run in this process),
+              driven headlessly over its grid of parameter values: median of the live update
+              (``Control.set`` + ``png()``, what the widget does on a change), with ``set``
+              alone (recompute + Agg redraw);
 ``chapters``  each chapter top to bottom in a fresh kernel (nbclient), kernel start included;
 ``build``     in a throw-away copy of the project: a cold ``jupyter-book build`` (no execution
               cache), a rebuild with nothing changed, and a rebuild after a prose-only edit of
