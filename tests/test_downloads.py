@@ -74,6 +74,16 @@ def test_myst_degrades_to_plain_markdown():
     assert "(thm-a)=" not in text and ":label:" not in text
 
 
+def test_degrading_keeps_code_lists_and_tables_as_written():
+    text = degrade_myst(
+        "- an item:\n\n  ```{note}\n  With {math}`x^2`.\n  ```\n- and `{ref}`code`` stays\n\n"
+        "| a | b |\n| --- | --- |\n| {math}`1` | {eq}`eq-1` |\n\nA role over\nlines "
+        "{ref}`the text\n<sec-a>`.\n", labels={"eq-1": "(1)"})
+    assert "  > **Note.**\n  >\n  > With $x^2$.\n" in text
+    assert "- and `{ref}`code`` stays" in text and "| $1$ | (1) |" in text
+    assert "A role over\nlines the text." in text
+
+
 def test_myst_leftovers_are_what_the_myst_parser_reads_as_myst():
     found = [what for what, _ in myst_leftovers(
         "(sec-a)=\n# A\n\n```{note}\nx\n```\n\n:::{tip}\ny\n:::\n\nSee {ref}`sec-a`.\n\n"
