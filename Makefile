@@ -50,7 +50,7 @@ freeze: $(STAMP)
 	  echo "# Regenerate with: make freeze  (then review the diff)."; \
 	  $(PY) -m pip freeze --exclude-editable; echo "-e ."; } > requirements.txt
 
-# Benchmarks (issue 6): prints a table with targets, writes benchmarks/results.json.
+# Benchmarks: prints a table with targets, writes benchmarks/results.json.
 # BENCH_ARGS=--quick for a smoke run; --skip-tests leaves out the test suite.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)

@@ -1,4 +1,4 @@
-"""How fast the book is on every path a reader or an author feels, against the targets of issue 6.
+"""How fast the book is on every path a reader or an author feels, against its targets.
 
 Run from the repository root::
 
@@ -11,9 +11,10 @@ Sections (``--only`` takes a comma-separated list of them):
 
 ``seed``      the appendix simulation: the pure-Python reference and ``seed_report_fast`` timed
               alternately in this process, their ratio, and a check that they print the same text;
-``controls``  every ``lib.widgets.Control`` the chapters create, driven headlessly over its grid of
-              parameter values: median of the live update (``Control.set`` + ``png()``, what
-              the widget does on a change), with ``set`` alone (recompute + Agg redraw);
+``controls``  every ``lib.widgets.Control`` a chapter binds to a name (run in this process),
+              driven headlessly over its grid of parameter values: median of the live update
+              (``Control.set`` + ``png()``, what the widget does on a change), with ``set``
+              alone (recompute + Agg redraw);
 ``chapters``  each chapter top to bottom in a fresh kernel (nbclient), kernel start included;
 ``build``     in a throw-away copy of the project: a cold ``jupyter-book build`` (no execution
               cache), a rebuild with nothing changed, and a rebuild after a prose-only edit of
@@ -28,8 +29,8 @@ with the machine it ran on. The real project files are never edited.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
-import inspect
 import io
 import itertools
 import json
@@ -48,8 +49,11 @@ from html.parser import HTMLParser
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import matplotlib
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+matplotlib.use("Agg")  # controls are measured headless
 BIN = Path(sys.executable).parent
 SECTIONS = ("seed", "controls", "chapters", "build", "tests")
 #: What a copy of the project leaves out: environments, build output, caches.
@@ -88,7 +92,6 @@ def row(section, name, value, unit, target="", note="") -> Row:
 
 
 def machine() -> dict:
-    import matplotlib
     import numpy
 
     cpu = platform.processor() or "unknown"
@@ -138,44 +141,50 @@ def bench_seed(quick: bool) -> list[Row]:
 
 
 # -- controls ---------------------------------------------------------------------------------
-def run_chapter_in_process(path: Path) -> list:
-    """Execute a chapter's code cells in a fresh namespace; return the Controls it created."""
-    import matplotlib
+def run_cell(source: str, namespace: dict, name: str):
+    """Execute a notebook cell's source in ``namespace``; return what it displays (or None).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    As in IPython: magics are translated, and a trailing expression is evaluated as the cell's
+    result rather than discarded.
+    """
     from IPython.core.inputtransformer2 import TransformerManager
 
-    import lib.widgets
+    tree = ast.parse(TransformerManager().transform_cell(source), name)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, name, "exec"), namespace)  # the book's own chapter code
+    return eval(compile(ast.Expression(last.value), name, "eval"), namespace) if last else None
+
+
+def run_chapter_in_process(path: Path) -> dict:
+    """Execute a chapter's code cells in a fresh namespace; return ``{name: Control}``.
+
+    A control is found by the name the chapter binds it to; one that a cell shows without a
+    name is listed as ``"cell N"``.
+    """
+    import matplotlib.pyplot as plt
+
+    from lib.widgets import Control
     from tests.nbharness import code_cells, read_chapter
 
-    created = []
-    init = lib.widgets.Control.__init__
-
-    def capturing_init(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        created.append(self)
-
-    namespace = {"__name__": "__main__"}
-    transform = TransformerManager().transform_cell
+    namespace, shown = {"__name__": "__main__"}, {}
     cwd = os.getcwd()
-    lib.widgets.Control.__init__ = capturing_init
     try:
         os.chdir(path.parent)
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             for num, cell in enumerate(code_cells(read_chapter(path))):
-                code = compile(transform(cell.source), f"{path.name}, cell {num}", "exec")
-                exec(code, namespace)  # the book's own chapter code
+                shown[f"cell {num}"] = run_cell(cell.source, namespace, f"{path.name}, cell {num}")
     finally:
-        lib.widgets.Control.__init__ = init
         os.chdir(cwd)
-        # Close the chapter's other figures; the controls' figures are measured next.
-        keep = {id(control.fig) for control in created}
-        for num in plt.get_fignums():
-            if id(plt.figure(num)) not in keep:
-                plt.close(num)
-    return created
+    named = {name: obj for name, obj in namespace.items() if isinstance(obj, Control)}
+    controls = named | {cell: obj for cell, obj in shown.items()
+                        if isinstance(obj, Control) and obj not in named.values()}
+    # Close the chapter's other figures; the controls' figures are measured next.
+    keep = {id(control.fig) for control in controls.values()}
+    for num in plt.get_fignums():
+        if id(plt.figure(num)) not in keep:
+            plt.close(num)
+    return controls
 
 
 def grid(control, cap: int) -> list[dict]:
@@ -190,12 +199,11 @@ def steps(control) -> tuple:
     """Three callables on a dict of values: the live update, ``set`` alone, the recompute alone.
 
     The live update is what the widget does on a change: recompute, then render the figure to a
-    PNG (with ``set(draw=False)`` where available, since ``png()`` draws).
+    PNG (with ``set(draw=False)``, since ``png()`` draws).
     """
-    skip_draw = {"draw": False} if "draw" in inspect.signature(control.set).parameters else {}
 
     def live(values):
-        control.set(**skip_draw, **values)
+        control.set(draw=False, **values)
         control.png()
 
     def redraw(values):
@@ -211,7 +219,7 @@ def bench_controls(quick: bool) -> list[Row]:
     """Per control, medians over its states of the live update, the Agg redraw, the recompute.
 
     The target applies to the live update (recompute + render + PNG encoding), what a reader
-    waits for; the issue's narrower measure, ``set`` (recompute + redraw to the Agg canvas), is
+    waits for; the narrower measure, ``set`` (recompute + redraw to the Agg canvas), is
     in the note, with the time to precompute every frame of the no-kernel face.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -224,7 +232,7 @@ def bench_controls(quick: bool) -> list[Row]:
             rows.append(row("controls", path.stem, None, "ms", "< 50",
                             f"chapter failed in process: {type(exc).__name__}: {exc}"[:160]))
             continue
-        for num, control in enumerate(controls, 1):
+        for name, control in controls.items():
             if not isinstance(control.fig.canvas, FigureCanvasAgg):  # e.g. closed in pyplot
                 FigureCanvasAgg(control.fig)  # a base canvas's draw() does nothing
             states = grid(control, 8 if quick else 40)
@@ -240,11 +248,10 @@ def bench_controls(quick: bool) -> list[Row]:
             control.explorable_html()  # every frame of the no-kernel face, as the build makes it
             explorable = time.perf_counter() - t0
             frames = len(list(itertools.product(*[p.values for p in control.params])))
-            name = getattr(control._update, "__name__", f"control {num}")
             params = ", ".join(p.name for p in control.params)
             med = statistics.median
             rows.append(row(
-                "controls", f"{path.stem}: {name}({params})", med(live), "ms", "< 50",
+                "controls", f"{path.stem}: {name} ({params})", med(live), "ms", "< 50",
                 f"max {max(live):.0f} ms over {len(states)} states; set (recompute + Agg "
                 f"redraw) {med(redraw):.0f} ms, recompute alone {med(recompute):.1f} ms; "
                 f"explorable face {explorable:.1f} s for {frames} frames"))

@@ -1,14 +1,27 @@
 """Shared code of the executable notes on the mathematics of attention.
 
-Small, flat modules by topic; chapters import from here::
+Small, flat modules by topic. The numerics are re-exported here, so chapters write
+``lib.softmax(z)`` or ``from lib import softmax``; plotting and controls stay in their modules
+(``lib.plotting.plot_histogram``, ``from lib.widgets import Control, Slider``).
 
-    from lib import softmax, softmax_jacobian, cosine, simulate_dot_products
+Numerics (pure functions; a stochastic one takes an ``rng``):
 
-* :mod:`lib.probability` – exact expectation and variance, seeded simulations of q · k
-* :mod:`lib.vectors` – dot products, norms, cosines, projections
-* :mod:`lib.attention` – softmax, its Jacobian, scaled dot-product attention
+* :mod:`lib.probability` – exact expectation, variance and covariance of finite distributions,
+  seeded simulations of ``q · k``
+* :mod:`lib.vectors` – dot products, norms, cosines, projections; random directions and
+  near-orthogonality; timers of ``Q Kᵀ``
+* :mod:`lib.attention` – softmax, its Jacobian, the sigmoid, scaled dot-product attention
+* :mod:`lib.training` – a batch of retrieval problems, their loss and gradient, gradient
+  descent on the query
+* :mod:`lib.seedsim` – the appendix simulation of the Expectation and Variance note, as
+  published and vectorised (the same printed table)
+
+Figures and controls:
+
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
 * :mod:`lib.widgets` – controls with live, static and explorable faces
+
+Internal: ``lib._checks`` validates inputs for every module (clear ``ValueError`` messages).
 """
 
 from .attention import (
@@ -23,12 +36,16 @@ from .attention import (
 )
 from .probability import (
     COMPONENT_DISTRIBUTIONS,
+    covariance,
     expectation,
     fair_die,
+    independent_pair,
     sample_components,
     simulate_dot_products,
     variance,
 )
+from .seedsim import seed_report_fast, seed_report_reference
+from .training import make_retrieval_problems, retrieval_loss_and_grad, train_query
 from .vectors import (
     angle,
     cosine,
@@ -42,36 +59,23 @@ from .vectors import (
     sample_cosines,
     scalar_projection,
     time_qk,
+    time_qk_sweep,
     vector_projection,
 )
 
 __all__ = [
-    "COMPONENT_DISTRIBUTIONS",
-    "angle",
-    "attention",
-    "attention_weights",
-    "cosine",
-    "dot",
-    "expectation",
-    "fair_die",
-    "norm",
-    "numerical_jacobian",
-    "random_cosines",
-    "sample_components",
-    "scalar_projection",
-    "scores",
-    "sigmoid",
-    "sigmoid_slope",
-    "simulate_dot_products",
-    "softmax",
-    "softmax_jacobian",
-    "variance",
-    "vector_projection",
-    # lib.vectors: random directions and near-orthogonality
-    "cosine_pdf",
-    "cosine_tail",
-    "greedy_packing",
-    "packing_lower_bound",
-    "sample_cosines",
-    "time_qk",
+    # lib.probability
+    "COMPONENT_DISTRIBUTIONS", "covariance", "expectation", "fair_die", "independent_pair",
+    "sample_components", "simulate_dot_products", "variance",
+    # lib.vectors
+    "angle", "cosine", "cosine_pdf", "cosine_tail", "dot", "greedy_packing", "norm",
+    "packing_lower_bound", "random_cosines", "sample_cosines", "scalar_projection", "time_qk",
+    "time_qk_sweep", "vector_projection",
+    # lib.attention
+    "attention", "attention_weights", "numerical_jacobian", "scores", "sigmoid",
+    "sigmoid_slope", "softmax", "softmax_jacobian",
+    # lib.training
+    "make_retrieval_problems", "retrieval_loss_and_grad", "train_query",
+    # lib.seedsim
+    "seed_report_fast", "seed_report_reference",
 ]

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-from pathlib import Path
-
-import jupytext
 import numpy as np
 import pytest
 
-import lib
 from lib.attention import (
     attention,
     attention_weights,
@@ -21,20 +15,9 @@ from lib.attention import (
     softmax,
     softmax_jacobian,
 )
+from tests.conftest import chapter_cell
 
-CHAPTER = Path(__file__).resolve().parent.parent / "book" / "expectation-variance.md"
-
-
-def chapter_cell(marker: str, ns: dict | None = None) -> dict:
-    """Run the chapter's code cell that contains ``marker`` (in ``ns``); return the namespace."""
-    nb = jupytext.read(CHAPTER, fmt="md:myst")
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and marker in c.source]
-    assert len(cells) == 1, f"expected one cell with {marker!r}, found {len(cells)}"
-    ns = {"np": np, "lib": lib} if ns is None else ns
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(cells[0], ns)
-    return ns
-
+CHAPTER = "expectation-variance"
 
 # -- softmax ------------------------------------------------------------------------------------
 
@@ -211,7 +194,7 @@ def test_attention_rejects_mismatched_values():
 # -- the chapter's visible definitions agree with lib's -----------------------------------------
 
 def test_chapter_softmax_agrees_with_lib():
-    ns = chapter_cell("def softmax(z):")
+    ns = chapter_cell(CHAPTER, "derive-softmax")
     rng = np.random.default_rng(8)
     for scale in (0.1, 1.0, 30.0):
         z = scale * rng.standard_normal(9)
@@ -219,14 +202,14 @@ def test_chapter_softmax_agrees_with_lib():
 
 
 def test_chapter_sigmoid_slope_agrees_with_lib():
-    ns = chapter_cell("def sigmoid_slope(gap):")
+    ns = chapter_cell(CHAPTER, "derive-sigmoid-slope")
     gaps = np.linspace(-20.0, 20.0, 161)  # beyond, 1 − p₁ loses relative digits
     np.testing.assert_allclose(ns["sigmoid_slope"](gaps), sigmoid_slope(gaps), rtol=1e-6)
     assert ns["sigmoid_slope"](0.0) == 0.25
 
 
 def test_chapter_softmax_jacobian_agrees_with_lib():
-    ns = chapter_cell("def softmax_jacobian(z):", chapter_cell("def softmax(z):"))
+    ns = chapter_cell(CHAPTER, "derive-softmax-jacobian", chapter_cell(CHAPTER, "derive-softmax"))
     for seed in range(3):
         z = 3.0 * np.random.default_rng(seed).standard_normal(5)
         np.testing.assert_allclose(ns["softmax_jacobian"](z), softmax_jacobian(z), atol=1e-15)

@@ -1,4 +1,4 @@
-"""Every example in lib's docstrings runs and prints what it says."""
+"""Every example in lib's docstrings runs and prints what it says; ``lib`` exports the numerics."""
 
 import doctest
 import importlib
@@ -33,3 +33,21 @@ def test_every_public_function_has_an_example():
             if ">>>" not in (obj.__doc__ or ""):
                 missing.append(f"{name}.{attr}")
     assert not missing, f"public functions without a runnable example: {missing}"
+
+
+#: Modules whose public functions ``lib`` re-exports (plotting and controls stay in theirs).
+NUMERICS = [name for name in MODULES
+            if name.split(".")[-1] not in ("plotting", "widgets") and "._" not in name]
+
+
+def test_lib_exports_every_public_function_of_the_numerics():
+    missing = []
+    for name in NUMERICS:
+        module = importlib.import_module(name)
+        for attr, obj in vars(module).items():
+            if (not attr.startswith("_") and callable(obj) and not isinstance(obj, type)
+                    and getattr(obj, "__module__", "") == name and attr not in lib.__all__):
+                missing.append(f"{name}.{attr}")
+    assert not missing, f"add to lib/__init__.py (import and __all__): {missing}"
+    assert all(hasattr(lib, attr) for attr in lib.__all__)
+    assert all(f":mod:`{name}`" in lib.__doc__ for name in MODULES if "._" not in name)

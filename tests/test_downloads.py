@@ -11,24 +11,15 @@
 from __future__ import annotations
 
 import re
-import sys
 from html.parser import HTMLParser
 
 import nbformat
 import pytest
+from myst_tokens import myst_leftovers  # tools/sphinx_ext, on the path by conftest
+from notebook_export import degrade_myst
 
 from tests.nbharness import ROOT, read_chapter
 from tests.site_build import built_site, chapter_names, page_names
-
-sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
-from notebook_export import degrade_myst
-
-MYST_LEFTOVERS = [
-    (re.compile(r"^\s*(```+|:::+)\{[\w:.-]+\}", re.M), "a MyST directive fence"),
-    (re.compile(r"\{[\w:.-]+\}`[^`]*`"), "a MyST role"),
-    (re.compile(r"^\([\w:.-]+\)=\s*$", re.M), "a MyST target"),
-    (re.compile(r"\$\$\s*\([\w:.-]+\)\s*$", re.M), "an equation label"),
-]
 
 
 def download_links(page_html: str) -> list[str]:
@@ -63,9 +54,8 @@ def test_chapter_offers_its_executed_notebook(chapter):
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
-        for pattern, what in MYST_LEFTOVERS:
-            hit = pattern.search(cell.source)
-            assert not hit, f"{chapter}.ipynb keeps {what}: {hit.group(0)!r}"
+        leftovers = myst_leftovers(cell.source)
+        assert not leftovers, f"{chapter}.ipynb keeps MyST-only syntax: {leftovers}"
     assert nb.cells[0].metadata.get("book_export"), "no note on how to run the notebook"
 
 
@@ -82,6 +72,25 @@ def test_myst_degrades_to_plain_markdown():
     assert "<details><summary>Solution</summary>" in text and "> **Note.**" in text
     assert "{" not in text.replace("{math}", "") and "hidden comment" not in text
     assert "(thm-a)=" not in text and ":label:" not in text
+
+
+def test_degrading_keeps_code_lists_and_tables_as_written():
+    text = degrade_myst(
+        "- an item:\n\n  ```{note}\n  With {math}`x^2`.\n  ```\n- and `{ref}`code`` stays\n\n"
+        "| a | b |\n| --- | --- |\n| {math}`1` | {eq}`eq-1` |\n\nA role over\nlines "
+        "{ref}`the text\n<sec-a>`.\n", labels={"eq-1": "(1)"})
+    assert "  > **Note.**\n  >\n  > With $x^2$.\n" in text
+    assert "- and `{ref}`code`` stays" in text and "| $1$ | (1) |" in text
+    assert "A role over\nlines the text." in text
+
+
+def test_myst_leftovers_are_what_the_myst_parser_reads_as_myst():
+    found = [what for what, _ in myst_leftovers(
+        "(sec-a)=\n# A\n\n```{note}\nx\n```\n\n:::{tip}\ny\n:::\n\nSee {ref}`sec-a`.\n\n"
+        "$$ x $$ (eq-1)\n\n% a comment\n")]
+    assert found == ["a MyST target", "a MyST directive", "a MyST directive", "a MyST role",
+                     "an equation label", "a MyST comment"]
+    assert myst_leftovers("Code `{ref}`x`` and\n\n```python\n{ref}`y`\n```\n\n$a$.\n") == []
 
 
 class Table(HTMLParser):

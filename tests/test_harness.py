@@ -1,7 +1,9 @@
 """The notebook harness: references pair by source; what nbval never compares is dropped."""
 
 import nbformat
+import pytest
 
+from tests.conftest import chapter_cell
 from tests.nbharness import (
     attach_references,
     chapter_paths,
@@ -69,3 +71,15 @@ def test_every_toc_document_exists_and_chapters_are_collected():
         assert path.exists(), path
     names = {p.stem for p in chapter_paths()}
     assert {"expectation-variance", "dot-products"} <= names
+
+
+def test_chapter_cell_runs_the_tagged_cell_in_a_namespace(tmp_path):
+    chapter = tmp_path / "chapter.md"
+    chapter.write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\n---\n\n"
+        "```{code-cell} ipython3\n:tags: [derive-double]\ndef double(x):\n    return 2 * x\n```"
+        "\n\n```{code-cell} ipython3\n:tags: [use-double]\nprint(four := double(2))\n```\n")
+    ns = chapter_cell(chapter, "use-double", chapter_cell(chapter, "derive-double"))
+    assert ns["four"] == 4 and "np" in ns and "lib" in ns
+    with pytest.raises(AssertionError, match="one cell tagged 'missing'"):
+        chapter_cell(chapter, "missing")

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 from fractions import Fraction
 from itertools import product
-from pathlib import Path
 
-import jupytext
 import numpy as np
 import pytest
 
-import lib
 from lib.probability import (
     COMPONENT_DISTRIBUTIONS,
     covariance,
@@ -23,20 +18,9 @@ from lib.probability import (
     simulate_dot_products,
     variance,
 )
+from tests.conftest import chapter_cell
 
-CHAPTER = Path(__file__).resolve().parent.parent / "book" / "expectation-variance.md"
-
-
-def chapter_cell(marker: str) -> dict:
-    """Execute the chapter's code cell that contains ``marker``; return its namespace."""
-    nb = jupytext.read(CHAPTER, fmt="md:myst")
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and marker in c.source]
-    assert len(cells) == 1, f"expected one cell with {marker!r}, found {len(cells)}"
-    ns = {"np": np, "lib": lib}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(cells[0], ns)
-    return ns
-
+CHAPTER = "expectation-variance"
 
 # -- exact enumeration ---------------------------------------------------------------------
 
@@ -174,7 +158,7 @@ def test_simulate_dot_products_requires_a_generator():
 # -- the chapter derives the simulation in the open; lib's version agrees --------------------
 
 def test_chapter_simulation_agrees_with_lib():
-    ns = chapter_cell("def simulate_dot_products(")
+    ns = chapter_cell(CHAPTER, "derive-simulate-dot-products")
     for d_k, scale in ((4, False), (64, True), (512, False)):
         mine = ns["simulate_dot_products"](d_k, 500, np.random.default_rng(3), scale=scale)
         ours = simulate_dot_products(d_k, 500, np.random.default_rng(3), scale=scale)

@@ -1,9 +1,11 @@
 """Every decimal figure quoted in a chapter's prose is produced by that chapter's cells.
 
-The prose is every markdown cell, outside code (fences and inline code), math (``$...$``,
-``$$...$$``, ``{math}`` blocks and roles) and link targets. A figure such as ``0.996``, ``22.6``
-or ``-4.0`` must appear as a number in the outputs of the chapter's code cells, as recorded in
-``tests/reference/`` (which nbval checks against a fresh execution). Glued values
+The prose is every markdown cell as the site's MyST parser reads it (:mod:`myst_tokens`),
+outside code (fences and inline code), math (``$...$``, ``$$...$$``, ``{math}`` blocks), roles,
+labels, directive options and link targets; the bodies of theorems, proofs, exercises and
+admonitions are prose. A figure such as ``0.996``, ``22.6`` or ``-4.0`` must appear as a number
+in the outputs of the chapter's code cells, as recorded in ``tests/reference/`` (which nbval
+checks against a fresh execution). Glued values
 (``{glue:text}`` roles) are computed, so they are not literal figures in the prose.
 
 Together with nbval this closes the loop: edit a figure in the prose alone and this test fails;
@@ -16,41 +18,34 @@ import re
 
 import nbformat
 import pytest
+from myst_tokens import children, directive, parse  # tools/sphinx_ext, on the path by conftest
 
 from tests.nbharness import chapter_paths, read_chapter, reference_path
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
-HIDDEN = [
-    re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1\s*$", re.S | re.M),  # fenced code / directives
-    re.compile(r"\$\$.*?\$\$", re.S),                                # display math
-    re.compile(r"(?<!\\)\$(?:[^$\n]|\n(?!\s*\n))+?(?<!\\)\$"),       # inline math
-    re.compile(r"\{(math|eq|glue:text|glue:|glue|cite:p|cite:t|ref|numref|doc)\}`[^`]*`"),
-    re.compile(r"`[^`\n]*`"),                                        # inline code
-    re.compile(r"\]\([^)]*\)"),                                      # link targets
-    re.compile(r"^\(\S+\)=\s*$", re.M),                              # labels
-    re.compile(r"^:[\w-]+:.*$", re.M),                               # directive options
-]
-DISPLAY_FENCES = ("{math}",)
+#: Directives whose body is code or math, not prose.
+NOT_PROSE = ("code", "literalinclude", "glue", "math")
+#: Inline tokens that are prose; every other one (code, math, roles, markup) is a gap.
+TEXT = ("text", "text_special", "html_inline")
 
 
 def prose(markdown: str) -> str:
-    """The reader-facing text of a markdown cell, with code and math removed."""
-    text = markdown
+    """The reader-facing text of a markdown cell: no code, math, roles, labels or options.
 
-    def keep_directive_body(match: re.Match) -> str:
-        header = match.group(0).split("\n", 1)[0]
-        is_directive = "{" in header and not any(f in header for f in DISPLAY_FENCES)
-        is_code = any(k in header for k in ("{code", "{literalinclude", "{glue"))
-        if is_directive and not is_code:  # theorem, proof, exercise, note: prose inside
-            body = match.group(0).split("\n", 1)[1].rsplit("\n", 2)[0]
-            return "\n" + prose(body) + "\n"
-        return "\n"
-
-    text = HIDDEN[0].sub(keep_directive_body, text)
-    for pattern in HIDDEN[1:]:
-        text = pattern.sub(" ", text)
-    return text
+    Directive bodies (theorem, proof, exercise, note ...) are prose, read again as MyST.
+    """
+    parts = []
+    for token in parse(markdown):
+        found = directive(token)
+        if found and not found.name.startswith(NOT_PROSE):
+            parts.append(prose(found.body))
+        elif token.type == "html_block":
+            parts.append(token.content)
+        elif token.type == "inline":
+            parts.append("".join(child.content if child.type in TEXT else " "
+                                 for child in children([token])))
+    return "\n".join(parts)
 
 
 def quoted_figures(markdown: str) -> list[str]:
@@ -78,11 +73,14 @@ def produced(figure: str, text: str) -> bool:
 
 
 def test_prose_extraction_skips_code_and_math():
-    md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n"
-          "$$\nz = 3.5\n$$\nwith $y \\approx\n2.5$ split over lines.\n"
-          "```{prf:theorem}\nInside a theorem 4.25 counts.\n```\n"
-          "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008.")
-    assert quoted_figures(md) == ["0.996", "4.25", "1.008"]
+    md = ("The variance is 0.996 here, $x = 1.5$ there, `y = 2.5`, and\n\n"
+          "$$\nz = 3.5\n$$ (eq-z)\n\nwith $y \\approx\n2.5$ split over lines, "
+          "{eq}`eq-z`, {cite:p}`key2.5`, [a 12% link](https://x.org/1.5).\n"
+          "```{prf:theorem} Title\n:label: thm-7.5\nInside a theorem 4.25 counts.\n```\n"
+          "::::{exercise}\n:label: ex-1\n:::{note}\n**99.4%** of them\n:::\n::::\n"
+          "```{math}\nw = 6.5\n```\n```{prf:proof}\nHence 0.25 of it.\n```\n"
+          "```python\nprint(7.5)\n```\nSee §3.2.1 of the paper and 1.008, 39%.")
+    assert quoted_figures(md) == ["0.996", "12%", "4.25", "99.4%", "0.25", "1.008", "39%"]
 
 
 def test_produced_matches_whole_numbers_only():

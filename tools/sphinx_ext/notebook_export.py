@@ -9,54 +9,34 @@ become their text, ``{math}`` becomes ``$...$``. :func:`export_notebook` applies
 Markdown cell, fills ``{glue}`` roles with the glued values, drops the live widget views and
 widget state (the explorable HTML face and the PNG of each control stay), and adds a first cell
 saying where the notebook comes from and how to run it again.
+
+MyST is read with :mod:`myst_tokens` (myst-parser's own tokenizer, as the site reads it): only
+the lines of the tokens that are MyST-only are rewritten, the rest is kept as written.
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import re
 
 import nbformat
+from myst_tokens import Directive, directive, parse
 
 #: Titles shown for directives; anything not listed gets its own name, capitalised.
 TITLES = {
     "prf:proof": "Proof", "solution": "Solution", "exercise": "Exercise",
     "seealso": "See also", "admonition": "",
 }
-ADMONITIONS = {"note", "warning", "tip", "important", "hint", "caution", "attention", "danger",
-               "error", "seealso", "admonition"}
-DROPPED = {"bibliography", "tableofcontents", "toctree", "nb-exec-table", "glossary"}
+DROPPED = {"bibliography", "tableofcontents", "toctree", "nb-exec-table", "glossary",
+           "solution-end", "exercise-end"}
 DETAILS = {"solution", "dropdown", "solution-start"}
-
-FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<args>[^\n]*)\n"
-    r"(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$\n?",
-    re.S | re.M,
-)
-ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
-TARGET = re.compile(r"^\([\w:.-]+\)=[ \t]*\n", re.M)
-EQ_LABEL = re.compile(r"(\$\$)[ \t]*\([\w:.-]+\)[ \t]*$", re.M)
-COMMENT = re.compile(r"^%[^\n]*\n?", re.M)
-
-
-def _options(body: str) -> tuple[dict, str]:
-    """Split a directive body into its options (``:key: value`` or YAML front) and content."""
-    opts: dict[str, str] = {}
-    lines = body.split("\n")
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is not None:
-            for line in lines[1:end]:
-                if ":" in line:
-                    key, _, value = line.partition(":")
-                    opts[key.strip()] = value.strip()
-            return opts, "\n".join(lines[end + 1:])
-    i = 0
-    while i < len(lines) and re.match(r"^\s*:[\w-]+:", lines[i]):
-        key, value = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i]).groups()
-        opts[key] = value
-        i += 1
-    return opts, "\n".join(lines[i:])
+CODE = {"code-cell", "code-block", "code", "sourcecode"}
+GLUE = {"glue:figure", "glue:", "glue", "glue:any", "glue:md", "glue:math"}
+#: Layout directives: only their content is kept.
+CONTAINERS = {"margin", "sidebar", "epigraph", "div", "container", "card", "tab-item",
+              "tab-set", "grid", "grid-item", "grid-item-card", "only", "raw"}
+REFERENCES = {"ref", "numref", "prf:ref", "doc", "term", "download", "any", "abbr"}
 
 
 def _quote(text: str) -> str:
@@ -77,44 +57,64 @@ def _title(name: str, args: str, opts: dict) -> str:
     return base
 
 
-def _directive(match: re.Match, glue: dict | None = None, labels: dict | None = None) -> str:
-    name, args, body = match["name"], match["args"], match["body"]
-    indent = match["indent"]
-    opts, content = _options(body)
-    content = degrade_myst(content, glue, labels)  # nested directives and roles
+def _figure(found: Directive, content: str) -> str:
+    out = f"![{found.options.get('alt', 'figure')}]({found.argument.strip()})\n"
+    return out + (f"\n*{content.strip()}*\n" if content.strip() else "")
+
+
+def _details(found: Directive, content: str) -> str:
+    summary = found.argument.strip() if found.name == "dropdown" else ""
+    summary = summary or _title(found.name, found.argument, found.options)
+    return f"\n<details><summary>{summary}</summary>\n\n{content.strip()}\n\n</details>\n\n"
+
+
+def _proof(content: str) -> str:
+    body = content.strip()
+    end = "\n\n∎" if body.endswith("$$") else " ∎"  # not after a closing $$
+    return f"\n*Proof.* {body}{end}\n\n"
+
+
+def _directive(found: Directive, glue: dict | None, labels: dict | None) -> str:
+    """Plain Markdown for one directive: code and math as they are, prose degraded in turn."""
+    name = found.name
+    if name in CODE:
+        return f"```{found.argument.strip()}\n{found.body.rstrip()}\n```\n"
+    if name == "math":
+        return f"$$\n{found.body.strip()}\n$$\n"
+    if name in GLUE:
+        return (f"*(figure `{found.argument.strip()}`: see the output of the cell "
+                "that makes it)*\n")
     if name in DROPPED:
         return ""
-    if name in ("code-cell", "code-block", "code", "sourcecode"):
-        return f"{indent}```{args.strip()}\n{content.rstrip()}\n{indent}```\n"
-    if name == "math":
-        return f"{indent}$$\n{content.strip()}\n$$\n"
+    content = degrade_myst(found.body, glue, labels)  # nested directives and roles
     if name in ("figure", "image"):
-        alt = opts.get("alt", "figure")
-        caption = content.strip()
-        out = f"{indent}![{alt}]({args.strip()})\n"
-        return out + (f"\n*{caption}*\n" if caption else "")
-    if name in ("glue:figure", "glue:", "glue", "glue:any", "glue:md", "glue:math"):
-        return f"{indent}*(figure `{args.strip()}`: see the output of the cell that makes it)*\n"
-    if name in ("margin", "sidebar", "epigraph", "div", "container", "card", "tab-item",
-                "tab-set", "grid", "grid-item", "grid-item-card", "only", "raw"):
+        return _figure(found, content)
+    if name in CONTAINERS:
         return content.strip("\n") + "\n"
-    if name in ("solution-end", "exercise-end"):
-        return ""
-    title = _title(name, args, opts)
     if name in DETAILS:
-        summary = args.strip() if name == "dropdown" and args.strip() else title
-        return (f"\n<details><summary>{summary}</summary>\n\n{content.strip()}\n\n"
-                "</details>\n\n")
+        return _details(found, content)
     if name == "prf:proof":
-        body = content.strip()
-        end = "\n\n∎" if body.endswith("$$") else " ∎"  # not after a closing $$
-        return f"\n*Proof.* {body}{end}\n\n"
+        return _proof(content)
+    title = _title(name, found.argument, found.options)
     head = f"**{title}.**" if title else ""
     return "\n" + _quote(f"{head}\n\n{content.strip()}" if head else content) + "\n\n"
 
 
-def _role(match: re.Match, glue: dict | None = None, labels: dict | None = None) -> str:
-    name, content = match["name"], match["content"]
+def _glued(content: str, glue: dict) -> str:
+    key, _, fmt = content.partition(":")
+    value = glue.get(key.strip())
+    if value is None:
+        return f"`{content}`"
+    text = value.strip("'\"")
+    try:
+        return format(float(text), fmt) if fmt else text
+    except ValueError:
+        return text
+
+
+def _role(name: str, content: str, glue: dict | None, labels: dict | None) -> str:
+    """The text a role shows: math as ``$...$``, a citation as ``[key]``, a reference as its
+    number or title."""
     labels = labels or {}
     if name == "math":
         return f"${content}$"
@@ -123,25 +123,70 @@ def _role(match: re.Match, glue: dict | None = None, labels: dict | None = None)
     if name == "eq":
         return labels.get(content, f"({content})")
     if name.startswith("glue") and glue is not None:
-        key, _, fmt = content.partition(":")
-        value = glue.get(key.strip())
-        if value is not None:
-            text = value.strip("'\"")
-            if fmt:
-                try:
-                    return format(float(text), fmt)
-                except ValueError:
-                    return text
-            return text
-        return f"`{content}`"
+        return _glued(content, glue)
     if name in ("sub", "sup"):
         return f"<{name}>{content}</{name}>"
-    explicit = re.match(r"^(.*?)\s*<[^<>]+>$", content, re.S)
+    explicit = re.match(r"^(.*?)\s*<[^<>]+>$", content, re.S)  # {ref}`text <target>`
     if explicit:
         return explicit.group(1)
-    if name in ("ref", "numref", "prf:ref", "doc", "term", "download", "any", "abbr"):
+    if name in REFERENCES:
         return labels.get(content.lstrip("~!"), content.lstrip("~!"))
     return content
+
+
+def _role_end(source: str, start: int, name: str) -> int:
+    """Where the role ``{name}`...``` that begins at ``start`` of ``source`` ends."""
+    pos = start + len(name) + 2
+    ticks = len(source[pos:]) - len(source[pos:].lstrip("`"))
+    return source.index("`" * ticks, pos + ticks + 1) + ticks
+
+
+def _inline(source: str, tokens: list, glue: dict | None, labels: dict | None) -> str:
+    """``source`` (the text of some inline tokens) with each role replaced by its text."""
+    out, pos, search = [], 0, 0
+    for token in tokens:
+        if token.type == "code_inline":  # step over code, which may show role syntax
+            found = source.find(token.content, search)
+            search = search if found < 0 else found + len(token.content)
+        if token.type != "myst_role":
+            continue
+        name = token.meta["name"]
+        start = source.index(f"{{{name}}}`", search)
+        out += [source[pos:start], _role(name, token.content, glue, labels)]
+        pos = search = _role_end(source, start, name)
+    return "".join(out) + source[pos:]
+
+
+def _math_without_label(source: str, label: str) -> str:
+    """``$$ ... $$ (label)`` without its label."""
+    return source.rstrip().removesuffix(f"({label})").rstrip() + "\n"
+
+
+def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple[int, str]]:
+    """``{first line: (end line, new text)}`` for every piece of MyST syntax in ``text``."""
+    lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
+    edits: dict[int, tuple[int, str]] = {}
+    inline: dict[tuple[int, int], list] = {}
+    for token in parse(text):
+        if token.map is None:
+            continue
+        start, end = token.map
+        source = "".join(lines[start:end])
+        found = directive(token)
+        if found:
+            indent = source[:len(source) - len(source.lstrip(" \t"))]  # in a list item
+            new = _directive(found, glue, labels)
+            edits[start] = (end, "".join(indent + line if line.strip() else line
+                                         for line in new.splitlines(keepends=True)))
+        elif token.type in ("myst_target", "myst_line_comment"):
+            edits[start] = (end, "")
+        elif token.type == "math_block_label":
+            edits[start] = (end, _math_without_label(source, token.info))
+        elif token.type == "inline" and any(c.type == "myst_role" for c in token.children):
+            inline.setdefault((start, end), []).extend(token.children)  # table rows: cells
+    for (start, end), tokens in inline.items():
+        edits[start] = (end, _inline("".join(lines[start:end]), tokens, glue, labels))
+    return edits
 
 
 def degrade_myst(text: str, glue: dict | None = None, labels: dict | None = None) -> str:
@@ -150,15 +195,14 @@ def degrade_myst(text: str, glue: dict | None = None, labels: dict | None = None
     ``glue`` maps glued names to their text; ``labels`` maps reference targets to the text a
     reference to them should show (an equation's number, a section's title).
     """
-    previous = None
-    while previous != text:  # outermost fences first; repeat for the ones they enclosed
-        previous = text
-        text = FENCE.sub(lambda m: _directive(m, glue, labels), text)
-    text = TARGET.sub("", text)
-    text = EQ_LABEL.sub(r"\1", text)
-    text = COMMENT.sub("", text)
-    text = ROLE.sub(lambda m: _role(m, glue, labels), text)
-    return text
+    lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
+    edits = _edits(text, glue, labels)
+    out, num = [], 0
+    while num < len(lines):
+        end, new = edits.get(num, (num + 1, lines[num]))
+        out.append(new)
+        num = end
+    return "".join(out)
 
 
 def glued_values(nb) -> dict:

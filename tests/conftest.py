@@ -1,0 +1,40 @@
+"""What every test shares: a headless matplotlib, the book's tools, and a chapter's own cells.
+
+* ``matplotlib.use("Agg")`` here, once, before any test imports pyplot;
+* ``tools/sphinx_ext`` on ``sys.path``, so tests import :mod:`myst_tokens` and
+  :mod:`notebook_export` as the build does;
+* :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
+  compare what the chapter derives in the open with what ``lib`` exports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+
+import lib
+from tests.nbharness import ROOT, code_cells, read_chapter
+
+sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+
+
+def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
+    """Run the code cell of ``book/<chapter>.md`` (or a path) tagged ``tag``; return ``ns``.
+
+    ``ns`` starts as ``{"np": np, "lib": lib}``; pass the namespace of an earlier cell to run a
+    cell that uses what that one defined. The cell's printed output is discarded.
+    """
+    path = chapter if isinstance(chapter, Path) else ROOT / "book" / f"{chapter}.md"
+    cells = [c for c in code_cells(read_chapter(path)) if tag in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r} in {chapter}, found {len(cells)}"
+    ns = {"np": np, "lib": lib} if ns is None else ns
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(cells[0].source, ns)
+    return ns
