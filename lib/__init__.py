@@ -6,6 +6,7 @@ Small, flat modules by topic; chapters import from here::
 
 * :mod:`lib.probability` – exact expectation and variance, seeded simulations of q · k
 * :mod:`lib.vectors` – dot products, norms, cosines, projections
+* :mod:`lib.timing` – timers of ``Q Kᵀ`` on a fixed number of BLAS threads
 * :mod:`lib.attention` – softmax, its Jacobian, scaled dot-product attention
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
 * :mod:`lib.widgets` – controls with live, static and explorable faces
@@ -29,6 +30,7 @@ from .probability import (
     simulate_dot_products,
     variance,
 )
+from .timing import time_qk
 from .vectors import (
     angle,
     cosine,
@@ -41,7 +43,6 @@ from .vectors import (
     random_cosines,
     sample_cosines,
     scalar_projection,
-    time_qk,
     vector_projection,
 )
 
@@ -73,5 +74,6 @@ __all__ = [
     "greedy_packing",
     "packing_lower_bound",
     "sample_cosines",
+    # lib.timing
     "time_qk",
 ]
