@@ -145,7 +145,7 @@ def _shadow_offset(a, b_hat):
     """A small shift perpendicular to ``b``, away from ``a``, that keeps the shadow visible."""
     normal = np.array([-b_hat[1], b_hat[0]])  # b turned by +90°
     side = -1.0 if a @ normal > 0 else 1.0    # the side of the line through b away from a
-    return side * 0.09 * max(np.hypot(*a), 1.0) * normal
+    return side * 0.05 * max(np.hypot(*a), 1.0) * normal
 
 
 def update_vectors_2d(ax, a, b):
@@ -163,14 +163,15 @@ def update_vectors_2d(ax, a, b):
     b_hat = b / np.hypot(*b)
     foot = (a @ b_hat) * b_hat  # the shadow of a on the line through b
     off = _shadow_offset(a, b_hat)  # drawn beside b, not under it
-    tick = 0.5 * off
+    tick = 0.7 * off
     parts["vec-a"].xy = tuple(a)
     parts["vec-b"].xy = tuple(b)
     parts["b-line"].set_data([-100 * b_hat[0], 100 * b_hat[0]], [-100 * b_hat[1], 100 * b_hat[1]])
     parts["shadow"].set_data([off[0], foot[0] + off[0]], [off[1], foot[1] + off[1]])
     ends = np.array([tick, off + tick, [np.nan, np.nan], foot + tick, foot + off + tick])
     parts["shadow-ends"].set_data(ends[:, 0], ends[:, 1])
-    parts["drop"].set_data([a[0], foot[0]], [a[1], foot[1]])
+    parts["drop"].set_data([a[0], foot[0] + off[0]], [a[1], foot[1] + off[1]])
+    parts["label-shadow"].set_position(tuple(0.5 * foot + 3.2 * off))
     phi_a, phi_b = np.arctan2(a[1], a[0]), np.arctan2(b[1], b[0])
     turn = (phi_a - phi_b + np.pi) % (2 * np.pi) - np.pi  # signed angle from b to a
     if np.isclose(turn, -np.pi):  # opposite vectors: draw the arc counter-clockwise
@@ -198,9 +199,11 @@ def plot_vectors_2d(a, b, ax=None, labels=("a", "b")):
     a, b = plane_vector(a, "a"), plane_vector(b, "b")
     ax = get_ax(ax)
     ax.plot([], [], color="0.6", lw=0.8, gid="b-line")
-    ax.plot([], [], color=COLORS["green"], lw=5, alpha=0.9, solid_capstyle="butt",
+    ax.plot([], [], color=COLORS["green"], lw=4, alpha=0.9, solid_capstyle="butt",
             gid="shadow", label="shadow of a on b")
     ax.plot([], [], color=COLORS["green"], lw=1.5, gid="shadow-ends")
+    ax.text(0, 0, "shadow", color=COLORS["green"], ha="center", va="center", fontsize=10,
+            gid="label-shadow")
     ax.plot([], [], color="0.35", lw=1, ls="--", gid="drop")
     ax.plot([], [], color=COLORS["black"], lw=1, gid="arc")
     ax.text(0, 0, "θ", ha="center", va="center", gid="theta")
@@ -213,7 +216,7 @@ def plot_vectors_2d(a, b, ax=None, labels=("a", "b")):
     update_vectors_2d(ax, a, b)
     foot = (a @ b) / (b @ b) * b
     off = _shadow_offset(a, b / np.hypot(*b))
-    pts = np.array([[0, 0], a, b, 1.15 * a, 1.15 * b, foot, 1.6 * off, foot + 1.6 * off])
+    pts = np.array([[0, 0], a, b, 1.15 * a, 1.15 * b, foot, 4 * off, foot + 4 * off])
     lo, hi = pts.min(axis=0) - 0.5, pts.max(axis=0) + 0.5
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
