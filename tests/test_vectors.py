@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+from pathlib import Path
 
+import jupytext
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +17,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+import lib
 from lib import plotting
 from lib.vectors import (
     angle,
@@ -73,6 +78,30 @@ def test_projection_residual_is_orthogonal():
     residual = a - vector_projection(a, b)
     assert dot(residual, b) == pytest.approx(0.0, abs=1e-12)
     assert norm(vector_projection(a, b)) == pytest.approx(abs(scalar_projection(a, b)))
+
+
+CHAPTER = Path(__file__).resolve().parents[1] / "book" / "dot-products.md"
+
+
+def _run_tagged_cell(tag: str, ns: dict) -> dict:
+    """Execute the chapter's one code cell tagged ``tag`` in ``ns``; return the namespace."""
+    nb = jupytext.read(CHAPTER, fmt="md:myst")
+    cells = [c.source for c in nb.cells
+             if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(cells[0], ns)
+    return ns
+
+
+def test_chapter_vector_projection_agrees_with_lib():
+    ns = _run_tagged_cell("derive-vector-projection", {
+        "np": np, "lib": lib, "a": np.array([3.0, 4.0]), "b": np.array([4.0, 3.0])})
+    assert_allclose(ns["shadow"], [3.84, 2.88])
+    rng = np.random.default_rng(7)
+    for d in (2, 5, 50):
+        a, b = rng.standard_normal(d), rng.standard_normal(d)
+        assert_allclose(ns["vector_projection"](a, b), vector_projection(a, b), rtol=1e-12)
 
 
 # --- random directions: closed forms with explicit tolerances --------------------------------
