@@ -9,7 +9,8 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
 * :mod:`lib.probability` – exact expectation, variance and covariance of finite distributions,
   seeded simulations of ``q · k``
 * :mod:`lib.vectors` – dot products, norms, cosines, projections; random directions and
-  near-orthogonality; timers of ``Q Kᵀ``
+  near-orthogonality
+* :mod:`lib.timing` – timers of ``Q Kᵀ`` on a fixed number of BLAS threads
 * :mod:`lib.attention` – softmax, its Jacobian, the sigmoid, scaled dot-product attention
 * :mod:`lib.training` – a batch of retrieval problems, their loss and gradient, gradient
   descent on the query
@@ -45,6 +46,7 @@ from .probability import (
     variance,
 )
 from .seedsim import seed_report_fast, seed_report_reference
+from .timing import time_qk, time_qk_sweep
 from .training import make_retrieval_problems, retrieval_loss_and_grad, train_query
 from .vectors import (
     angle,
@@ -58,8 +60,6 @@ from .vectors import (
     random_cosines,
     sample_cosines,
     scalar_projection,
-    time_qk,
-    time_qk_sweep,
     vector_projection,
 )
 
@@ -69,8 +69,10 @@ __all__ = [
     "sample_components", "simulate_dot_products", "variance",
     # lib.vectors
     "angle", "cosine", "cosine_pdf", "cosine_tail", "dot", "greedy_packing", "norm",
-    "packing_lower_bound", "random_cosines", "sample_cosines", "scalar_projection", "time_qk",
-    "time_qk_sweep", "vector_projection",
+    "packing_lower_bound", "random_cosines", "sample_cosines", "scalar_projection",
+    "vector_projection",
+    # lib.timing
+    "time_qk", "time_qk_sweep",
     # lib.attention
     "attention", "attention_weights", "numerical_jacobian", "scores", "sigmoid",
     "sigmoid_slope", "softmax", "softmax_jacobian",

@@ -68,3 +68,44 @@ def generator(rng) -> np.random.Generator:
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+def tolerance(eps, name: str = "eps") -> float:
+    """Return ``eps`` as a float in ``[0, 1)`` (a bound on ``|cos θ|``), else raise."""
+    try:
+        value = float(eps)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1), got {eps!r}")
+    return value
+
+
+def non_negative_float(x, name: str) -> float:
+    """Return ``x`` as a float if it is finite and >= 0, else raise ``ValueError``."""
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {x!r}")
+    return value
+
+
+def nonzero_length(v: np.ndarray, name: str) -> float:
+    """Return the length ``‖v‖`` of a vector, or raise ``ValueError`` if ``v`` is zero."""
+    length = float(np.sqrt(v @ v))
+    if length == 0.0:
+        raise ValueError(f"{name} is the zero vector: it has no direction")
+    return length
+
+
+def plane_vector(v, name: str) -> np.ndarray:
+    """Return ``v`` as a finite, non-zero float array of shape ``(2,)``, else raise."""
+    arr = np.asarray(v, dtype=float)
+    if arr.shape != (2,):
+        raise ValueError(f"{name} must be a 2-D vector of shape (2,), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    nonzero_length(arr, name)
+    return arr

@@ -2,6 +2,12 @@
 
 Colours are the Okabe–Ito palette (safe for colour-blind readers). Figures have a white
 face so they stay legible on the site's dark theme. Titles are left to MyST captions.
+
+* style: :data:`COLORS`, :data:`STYLE`, :func:`use_house_style`, :func:`get_ax`;
+* distributions: :func:`plot_distribution`, :func:`plot_histogram`,
+  :func:`plot_normal_density`, :func:`plot_curves`;
+* attention: :func:`plot_weights`, :func:`plot_score_grid`;
+* vectors: :func:`plot_vectors_2d` and :func:`update_vectors_2d` (the shadow picture).
 """
 
 from __future__ import annotations
@@ -9,6 +15,23 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+
+from ._checks import plane_vector
+
+__all__ = [
+    "COLORS",
+    "STYLE",
+    "get_ax",
+    "plot_curves",
+    "plot_distribution",
+    "plot_histogram",
+    "plot_normal_density",
+    "plot_score_grid",
+    "plot_vectors_2d",
+    "plot_weights",
+    "update_vectors_2d",
+    "use_house_style",
+]
 
 #: Okabe–Ito colours, in the order the house style cycles through them.
 COLORS = {
@@ -118,15 +141,11 @@ def plot_weights(weights, ax=None, labels=None, color=None):
     return ax
 
 
-def _plane_vector(v, name):
-    arr = np.asarray(v, dtype=float)
-    if arr.shape != (2,):
-        raise ValueError(f"{name} must be a 2-D vector of shape (2,), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if not np.any(arr):
-        raise ValueError(f"{name} is the zero vector: it has no direction")
-    return arr
+def _shadow_offset(a, b_hat):
+    """A small shift perpendicular to ``b``, away from ``a``, that keeps the shadow visible."""
+    normal = np.array([-b_hat[1], b_hat[0]])  # b turned by +90°
+    side = -1.0 if a @ normal > 0 else 1.0    # the side of the line through b away from a
+    return side * 0.05 * max(np.hypot(*a), 1.0) * normal
 
 
 def update_vectors_2d(ax, a, b):
@@ -137,17 +156,22 @@ def update_vectors_2d(ax, a, b):
     >>> ax = plot_vectors_2d([3, 4], [4, 3]); ax = update_vectors_2d(ax, [1, 0], [0, 1])
     >>> plt.close(ax.figure)
     """
-    a, b = _plane_vector(a, "a"), _plane_vector(b, "b")
+    a, b = plane_vector(a, "a"), plane_vector(b, "b")
     parts = {art.get_gid(): art for art in ax.get_children() if art.get_gid()}
     if "vec-a" not in parts:
         raise ValueError("ax has no vectors drawn by plot_vectors_2d")
     b_hat = b / np.hypot(*b)
     foot = (a @ b_hat) * b_hat  # the shadow of a on the line through b
+    off = _shadow_offset(a, b_hat)  # drawn beside b, not under it
+    tick = 0.7 * off
     parts["vec-a"].xy = tuple(a)
     parts["vec-b"].xy = tuple(b)
     parts["b-line"].set_data([-100 * b_hat[0], 100 * b_hat[0]], [-100 * b_hat[1], 100 * b_hat[1]])
-    parts["shadow"].set_data([0, foot[0]], [0, foot[1]])
-    parts["drop"].set_data([a[0], foot[0]], [a[1], foot[1]])
+    parts["shadow"].set_data([off[0], foot[0] + off[0]], [off[1], foot[1] + off[1]])
+    ends = np.array([tick, off + tick, [np.nan, np.nan], foot + tick, foot + off + tick])
+    parts["shadow-ends"].set_data(ends[:, 0], ends[:, 1])
+    parts["drop"].set_data([a[0], foot[0] + off[0]], [a[1], foot[1] + off[1]])
+    parts["label-shadow"].set_position(tuple(0.5 * foot + 3.2 * off))
     phi_a, phi_b = np.arctan2(a[1], a[0]), np.arctan2(b[1], b[0])
     turn = (phi_a - phi_b + np.pi) % (2 * np.pi) - np.pi  # signed angle from b to a
     if np.isclose(turn, -np.pi):  # opposite vectors: draw the arc counter-clockwise
@@ -165,16 +189,21 @@ def update_vectors_2d(ax, a, b):
 def plot_vectors_2d(a, b, ax=None, labels=("a", "b")):
     """Two 2-D vectors from the origin, the angle θ between them and the shadow of ``a`` on ``b``.
 
-    The shadow is the vector projection ``(a·b / b·b) b`` (thick green), reached by a dashed
-    perpendicular drop from the tip of ``a``; its signed length is ``a·b / |b| = |a| cos θ``.
+    The shadow is the vector projection ``(a·b / b·b) b``, reached by a dashed perpendicular
+    drop from the tip of ``a``; its signed length is ``a·b / ‖b‖ = ‖a‖ cos θ``. It is drawn as
+    a thick green bar with end marks just beside the line through ``b`` (on the side away
+    from ``a``), so that ``b`` does not hide it.
 
     >>> ax = plot_vectors_2d([3, 4], [4, 3]); plt.close(ax.figure)
     """
-    a, b = _plane_vector(a, "a"), _plane_vector(b, "b")
+    a, b = plane_vector(a, "a"), plane_vector(b, "b")
     ax = get_ax(ax)
     ax.plot([], [], color="0.6", lw=0.8, gid="b-line")
-    ax.plot([], [], color=COLORS["green"], lw=5, alpha=0.8, solid_capstyle="butt",
+    ax.plot([], [], color=COLORS["green"], lw=4, alpha=0.9, solid_capstyle="butt",
             gid="shadow", label="shadow of a on b")
+    ax.plot([], [], color=COLORS["green"], lw=1.5, gid="shadow-ends")
+    ax.text(0, 0, "shadow", color=COLORS["green"], ha="center", va="center", fontsize=10,
+            gid="label-shadow")
     ax.plot([], [], color="0.35", lw=1, ls="--", gid="drop")
     ax.plot([], [], color=COLORS["black"], lw=1, gid="arc")
     ax.text(0, 0, "θ", ha="center", va="center", gid="theta")
@@ -186,7 +215,8 @@ def plot_vectors_2d(a, b, ax=None, labels=("a", "b")):
                 gid=f"label-{name}")
     update_vectors_2d(ax, a, b)
     foot = (a @ b) / (b @ b) * b
-    pts = np.array([[0, 0], a, b, 1.15 * a, 1.15 * b, foot])
+    off = _shadow_offset(a, b / np.hypot(*b))
+    pts = np.array([[0, 0], a, b, 1.15 * a, 1.15 * b, foot, 4 * off, foot + 4 * off])
     lo, hi = pts.min(axis=0) - 0.5, pts.max(axis=0) + 0.5
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])

@@ -1,24 +1,47 @@
-"""Dot products, norms, cosines and projections: the geometry behind attention scores."""
+"""Dot products, norms, cosines and projections: the geometry behind attention scores.
+
+Derived in the chapter *The Geometry of Dot Products* (``book/dot-products.md``):
+
+* lengths and angles: :func:`dot`, :func:`norm`, :func:`cosine`, :func:`angle`;
+* shadows: :func:`scalar_projection`, :func:`vector_projection`;
+* random directions: :func:`random_cosines`, :func:`sample_cosines`, the exact density
+  :func:`cosine_pdf` and tail :func:`cosine_tail`;
+* nearly orthogonal sets: :func:`packing_lower_bound`, :func:`greedy_packing`.
+
+Functions that take a dimension and a tolerance take them in the order ``(d, eps, ...)``.
+The timers of ``Q Kᵀ`` live in :mod:`lib.timing`.
+"""
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-from ._checks import as_vector, generator, positive_int, same_length
+from ._checks import as_vector, generator, nonzero_length, positive_int, same_length, tolerance
+
+__all__ = [
+    "angle",
+    "cosine",
+    "cosine_pdf",
+    "cosine_tail",
+    "dot",
+    "greedy_packing",
+    "norm",
+    "packing_lower_bound",
+    "random_cosines",
+    "sample_cosines",
+    "scalar_projection",
+    "vector_projection",
+]
 
 
 def dot(a, b) -> float:
     """Algebraic dot product, the sum of products of matching coordinates.
 
     .. math:: a \\cdot b = \\sum_i a_i b_i
+
+    Derived in {ref}`sec-dot-definitions`.
 
     >>> dot([3, 4], [4, 3])
     24.0
@@ -29,7 +52,11 @@ def dot(a, b) -> float:
 
 
 def norm(v) -> float:
-    """Euclidean length ``|v| = √(v · v)``.
+    """Euclidean length ``‖v‖ = √(v · v)``.
+
+    .. math:: \\lVert v \\rVert = \\sqrt{v \\cdot v} = \\sqrt{\\textstyle\\sum_i v_i^2}
+
+    Derived in {ref}`sec-dot-norms`.
 
     >>> norm([3, 4])
     5.0
@@ -38,32 +65,29 @@ def norm(v) -> float:
     return float(np.sqrt(v @ v))
 
 
-def _nonzero(v: np.ndarray, name: str) -> float:
-    length = float(np.sqrt(v @ v))
-    if length == 0.0:
-        raise ValueError(f"{name} is the zero vector: it has no direction")
-    return length
-
-
 def cosine(a, b) -> float:
     """Cosine similarity, the dot product with both lengths divided out.
 
-    .. math:: \\cos\\theta = \\frac{a \\cdot b}{|a|\\,|b|} \\in [-1, 1]
+    .. math:: \\cos\\theta = \\frac{a \\cdot b}{\\lVert a \\rVert\\,\\lVert b \\rVert} \\in [-1, 1]
 
     Raises ``ValueError`` for a zero vector, whose direction is undefined.
+
+    Derived in {ref}`sec-dot-cosine`.
 
     >>> cosine([1, 1], [5, 5])
     1.0
     """
     a, b = as_vector(a, "a"), as_vector(b, "b")
     same_length(a, b)
-    _nonzero(a, "a"), _nonzero(b, "b")
+    nonzero_length(a, "a"), nonzero_length(b, "b")
     c = float(a @ b) / float(np.sqrt(float(a @ a) * float(b @ b)))
     return float(np.clip(c, -1.0, 1.0))
 
 
 def angle(a, b, degrees: bool = True) -> float:
     """Angle between two non-zero vectors, ``θ = arccos(cos θ)``, in degrees by default.
+
+    Derived in {ref}`sec-dot-why`.
 
     >>> angle([1, 0], [0, 2])
     90.0
@@ -75,25 +99,35 @@ def angle(a, b, degrees: bool = True) -> float:
 def scalar_projection(a, b) -> float:
     """Signed length of the shadow of ``a`` on the line through ``b``.
 
-    .. math:: \\operatorname{comp}_b a = \\frac{a \\cdot b}{|b|} = |a| \\cos\\theta
+    .. math:: \\operatorname{comp}_b a = \\frac{a \\cdot b}{\\lVert b \\rVert}
+              = \\lVert a \\rVert \\cos\\theta
+
+    Derived in {ref}`sec-dot-shadow`.
 
     >>> scalar_projection([3, 4], [4, 3])
     4.8
     """
     a, b = as_vector(a, "a"), as_vector(b, "b")
     same_length(a, b)
-    return float(a @ b) / _nonzero(b, "b")
+    return float(a @ b) / nonzero_length(b, "b")
 
 
 def vector_projection(a, b) -> np.ndarray:
-    """The shadow itself: the component of ``a`` along ``b``, ``(a·b / b·b) b``.
+    """The shadow itself: the component of ``a`` along ``b``.
+
+    .. math:: \\operatorname{proj}_b a = \\frac{a \\cdot b}{b \\cdot b}\\, b,
+              \\qquad (a - \\operatorname{proj}_b a) \\cdot b = 0
+
+    ``a`` and ``b`` have shape ``(d,)``; so has the result.
+
+    Derived in {ref}`sec-dot-shadow`.
 
     >>> vector_projection([3, 4], [1, 0]).tolist()
     [3.0, 0.0]
     """
     a, b = as_vector(a, "a"), as_vector(b, "b")
     same_length(a, b)
-    _nonzero(b, "b")
+    nonzero_length(b, "b")
     return (float(a @ b) / float(b @ b)) * b
 
 
@@ -121,16 +155,6 @@ def _dimension(d) -> int:
     return d
 
 
-def _tolerance(eps) -> float:
-    try:
-        value = float(eps)
-    except (TypeError, ValueError):
-        raise ValueError(f"eps must be a number in [0, 1), got {eps!r}") from None
-    if not np.isfinite(value) or not 0.0 <= value < 1.0:
-        raise ValueError(f"eps must be a number in [0, 1), got {eps!r}")
-    return value
-
-
 def cosine_pdf(t, d: int) -> np.ndarray:
     """Exact density of the cosine between two independent random directions in ``d`` dimensions.
 
@@ -139,6 +163,8 @@ def cosine_pdf(t, d: int) -> np.ndarray:
 
     ``t`` is an array of any shape with entries in ``[-1, 1]``; the result has its shape. For
     ``d = 2`` the density is infinite at ``±1``; for ``d = 3`` it is uniform, ``1/2``.
+
+    Derived in {ref}`sec-dot-near-orthogonal`.
 
     >>> np.round(cosine_pdf([0.0, 0.5], 3), 12).tolist()
     [0.5, 0.5]
@@ -163,6 +189,8 @@ def sample_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
     Same distribution as :func:`random_cosines`, without drawing the ``2 n d`` coordinates.
     Returns shape ``(n,)``.
 
+    Derived in {ref}`sec-dot-near-orthogonal`.
+
     >>> sample_cosines(1000, 3, np.random.default_rng(0)).shape
     (3,)
     """
@@ -172,7 +200,7 @@ def sample_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
     return 2.0 * rng.beta(a, a, n) - 1.0
 
 
-def cosine_tail(eps: float, d: int, points: int = 20001) -> float:
+def cosine_tail(d: int, eps: float, points: int = 20001) -> float:
     """Probability that two random directions in ``d`` dimensions have ``|cos θ| ≥ eps``.
 
     .. math:: P(|\\cos\\theta| \\ge \\varepsilon) = 2 \\int_\\varepsilon^1 f_d(t)\\,dt
@@ -180,10 +208,12 @@ def cosine_tail(eps: float, d: int, points: int = 20001) -> float:
 
     Computed by the trapezoid rule on ``points`` nodes over ``[eps, 1]``.
 
-    >>> round(cosine_tail(0.5, 3), 6)
+    Derived in {ref}`sec-dot-near-orthogonal`.
+
+    >>> round(cosine_tail(3, 0.5), 6)
     0.5
     """
-    eps, d = _tolerance(eps), _dimension(d)
+    d, eps = _dimension(d), tolerance(eps)
     points = positive_int(points, "points")
     if points < 3:
         raise ValueError("points must be at least 3")
@@ -194,7 +224,7 @@ def cosine_tail(eps: float, d: int, points: int = 20001) -> float:
     return float(min(1.0, 2.0 * np.sum((f[1:] + f[:-1]) / 2 * np.diff(t))))
 
 
-def packing_lower_bound(eps: float, d: int) -> float:
+def packing_lower_bound(d: int, eps: float) -> float:
     """A guaranteed number of unit vectors in ``d`` dimensions with all ``|cos| ≤ eps``.
 
     .. math:: N(d, \\varepsilon) \\ge \\left\\lceil \\tfrac12 \\lfloor 1/p \\rfloor \\right\\rceil,
@@ -203,10 +233,12 @@ def packing_lower_bound(eps: float, d: int) -> float:
     (draw ``⌊1/p⌋`` random directions and delete one vector of every bad pair). Returned as
     a float because it grows like ``e^{d ε² / 2} / 4``.
 
-    >>> packing_lower_bound(0.5, 3)
+    Derived in {ref}`sec-dot-packing`.
+
+    >>> packing_lower_bound(3, 0.5)
     1.0
     """
-    p = cosine_tail(eps, d)
+    p = cosine_tail(d, eps)
     if p <= 0.0:
         return math.inf
     inverse = 1.0 / p
@@ -226,7 +258,7 @@ def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generat
     >>> greedy_packing(2, 0.1, 200, np.random.default_rng(0)).shape[0]
     2
     """
-    d, eps = _dimension(d), _tolerance(eps)
+    d, eps = _dimension(d), tolerance(eps)
     n_candidates, chunk = positive_int(n_candidates, "n_candidates"), positive_int(chunk, "chunk")
     rng = generator(rng)
     kept = np.empty((0, d))
@@ -245,92 +277,3 @@ def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generat
         if new:
             kept = np.vstack([kept, np.array(new)])
     return kept
-
-
-def _seconds(t) -> float:
-    try:
-        value = float(t)
-    except (TypeError, ValueError):
-        value = math.nan
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"min_time must be a non-negative number of seconds, got {t!r}")
-    return value
-
-
-def time_qk(n: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
-            min_time: float = 0.02) -> float:
-    """Best wall-clock time, in seconds, of one score matrix ``Q Kᵀ`` with ``Q, K: (n, d_k)``.
-
-    The product costs ``2 n² d_k`` floating-point operations (a multiply and an add per term).
-    It runs at least ``repeat`` times and until ``min_time`` seconds have passed (at most 1000
-    runs), and the fastest run is returned: the least disturbed by other processes. Timing
-    varies between runs and machines: never quote it as a fixed figure.
-
-    >>> time_qk(8, 4, np.random.default_rng(0)) > 0
-    True
-    """
-    n, d_k = positive_int(n, "n"), positive_int(d_k, "d_k")
-    repeat = positive_int(repeat, "repeat")
-    min_time = _seconds(min_time)
-    rng = generator(rng)
-    Q = rng.standard_normal((n, d_k))
-    K = rng.standard_normal((n, d_k))
-    S = np.empty((n, n))
-    np.matmul(Q, K.T, out=S)  # warm-up: the first call pays for thread start-up
-    best, runs, began = math.inf, 0, time.perf_counter()
-    while runs < repeat or (time.perf_counter() - began < min_time and runs < 1000):
-        start = time.perf_counter()
-        np.matmul(Q, K.T, out=S)
-        best = min(best, time.perf_counter() - start)
-        runs += 1
-    return max(best, 1e-9)
-
-
-_SWEEP_SCRIPT = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-from lib.vectors import time_qk
-args = json.loads(sys.argv[2])
-rng = np.random.default_rng(args["seed"])
-times = [time_qk(n, d, rng, repeat=args["repeat"], min_time=args["min_time"])
-         for n, d in args["shapes"]]
-print(json.dumps(times))
-"""
-
-
-def time_qk_sweep(shapes, seed: int = 0, threads: int = 1, repeat: int = 5,
-                  min_time: float = 0.02, timeout: float = 120.0) -> list[float]:
-    """:func:`time_qk` for every ``(n, d_k)`` in ``shapes``, on ``threads`` BLAS threads.
-
-    The number of threads of numpy's BLAS library is fixed when numpy loads, so the sweep
-    runs in a fresh Python process with ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
-    ``MKL_NUM_THREADS`` set to ``threads``. One thread (the default) measures one core and
-    stays stable on a busy machine, where a multi-threaded product of small matrices can
-    stall for a whole scheduler time slice waiting for its other threads. Returns the best
-    time in seconds of each shape, in order. Never quote the result as a fixed figure.
-
-    >>> len(time_qk_sweep([(8, 4), (16, 4)], repeat=2, min_time=0.0))
-    2
-    """
-    pairs = []
-    for shape in shapes:
-        if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-            raise ValueError(f"each shape must be a pair (n, d_k), got {shape!r}")
-        pairs.append([positive_int(shape[0], "n"), positive_int(shape[1], "d_k")])
-    if not pairs:
-        raise ValueError("shapes is empty: give at least one pair (n, d_k)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    threads, repeat = positive_int(threads, "threads"), positive_int(repeat, "repeat")
-    min_time = _seconds(min_time)
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = str(threads)
-    args = {"shapes": pairs, "seed": int(seed), "repeat": repeat, "min_time": min_time}
-    root = str(Path(__file__).resolve().parents[1])
-    done = subprocess.run([sys.executable, "-c", _SWEEP_SCRIPT, root, json.dumps(args)],
-                          env=env, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"the timing process failed:\n{done.stderr.strip()}")
-    return [float(t) for t in json.loads(done.stdout.strip().splitlines()[-1])]

@@ -66,6 +66,36 @@ def test_generator_required():
         _checks.generator(np.random.RandomState(0))
 
 
+@pytest.mark.parametrize("bad", [1.0, -0.1, float("nan"), "wide", None])
+def test_tolerance_rejects(bad):
+    with pytest.raises(ValueError, match=r"^eps must be a number in \[0, 1\)"):
+        _checks.tolerance(bad)
+    assert _checks.tolerance(0) == 0.0 and _checks.tolerance(np.float32(0.5)) == 0.5
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "x", None])
+def test_non_negative_float_rejects(bad):
+    with pytest.raises(ValueError, match="^min_time must be a non-negative number"):
+        _checks.non_negative_float(bad, "min_time")
+    assert _checks.non_negative_float(0, "min_time") == 0.0
+
+
+def test_nonzero_length():
+    assert _checks.nonzero_length(np.array([3.0, 4.0]), "a") == 5.0
+    with pytest.raises(ValueError, match="^b is the zero vector"):
+        _checks.nonzero_length(np.zeros(3), "b")
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1.0, 2.0, 3.0], "shape"), ([[1.0, 2.0]], "shape"), ([np.nan, 1.0], "NaN"),
+    ([0.0, 0.0], "zero vector"),
+])
+def test_plane_vector_rejects(bad, message):
+    with pytest.raises(ValueError, match=message):
+        _checks.plane_vector(bad, "a")
+    assert _checks.plane_vector([1, 0], "a").dtype == float
+
+
 def test_house_style_is_white_and_colour_blind_safe():
     plotting.use_house_style()
     assert matplotlib.rcParams["figure.facecolor"] == "white"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+from pathlib import Path
 
+import jupytext
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +17,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+import lib
 from lib import plotting
 from lib.vectors import (
     angle,
@@ -26,8 +31,6 @@ from lib.vectors import (
     random_cosines,
     sample_cosines,
     scalar_projection,
-    time_qk,
-    time_qk_sweep,
     vector_projection,
 )
 
@@ -77,6 +80,30 @@ def test_projection_residual_is_orthogonal():
     assert norm(vector_projection(a, b)) == pytest.approx(abs(scalar_projection(a, b)))
 
 
+CHAPTER = Path(__file__).resolve().parents[1] / "book" / "dot-products.md"
+
+
+def _run_tagged_cell(tag: str, ns: dict) -> dict:
+    """Execute the chapter's one code cell tagged ``tag`` in ``ns``; return the namespace."""
+    nb = jupytext.read(CHAPTER, fmt="md:myst")
+    cells = [c.source for c in nb.cells
+             if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(cells[0], ns)
+    return ns
+
+
+def test_chapter_vector_projection_agrees_with_lib():
+    ns = _run_tagged_cell("derive-vector-projection", {
+        "np": np, "lib": lib, "a": np.array([3.0, 4.0]), "b": np.array([4.0, 3.0])})
+    assert_allclose(ns["shadow"], [3.84, 2.88])
+    rng = np.random.default_rng(7)
+    for d in (2, 5, 50):
+        a, b = rng.standard_normal(d), rng.standard_normal(d)
+        assert_allclose(ns["vector_projection"](a, b), vector_projection(a, b), rtol=1e-12)
+
+
 # --- random directions: closed forms with explicit tolerances --------------------------------
 
 
@@ -117,25 +144,25 @@ def test_cosine_pdf_closed_forms():
 
 
 def test_cosine_tail_closed_forms_and_bound():
-    assert cosine_tail(0.5, 3) == pytest.approx(0.5, abs=1e-9)  # uniform on [-1, 1]
-    assert cosine_tail(0.0, 10) == pytest.approx(1.0, abs=1e-9)
-    assert cosine_tail(math.sqrt(0.5), 2) == pytest.approx(0.5)  # 45°: half the circle
+    assert cosine_tail(3, 0.5) == pytest.approx(0.5, abs=1e-9)  # uniform on [-1, 1]
+    assert cosine_tail(10, 0.0) == pytest.approx(1.0, abs=1e-9)
+    assert cosine_tail(2, math.sqrt(0.5)) == pytest.approx(0.5)  # 45°: half the circle
     for d in (10, 100, 1000):
         for eps in (0.05, 0.1, 0.2):
-            assert cosine_tail(eps, d) <= 2 * math.exp(-d * eps**2 / 2) + 1e-12
+            assert cosine_tail(d, eps) <= 2 * math.exp(-d * eps**2 / 2) + 1e-12
     c = sample_cosines(100, 100_000, np.random.default_rng(4))
-    assert np.mean(np.abs(c) >= 0.2) == pytest.approx(cosine_tail(0.2, 100), abs=3e-3)
+    assert np.mean(np.abs(c) >= 0.2) == pytest.approx(cosine_tail(100, 0.2), abs=3e-3)
 
 
 def test_packing_lower_bound_is_exponential_and_consistent():
-    assert packing_lower_bound(0.5, 3) == 1.0
-    b = [packing_lower_bound(0.2, d) for d in (100, 200, 400)]
+    assert packing_lower_bound(3, 0.5) == 1.0
+    b = [packing_lower_bound(d, 0.2) for d in (100, 200, 400)]
     assert b[0] < b[1] < b[2]
     # log N grows at least like d ε²/2 minus a constant (the Gaussian-tail bound).
     assert math.log(b[2]) >= 400 * 0.04 / 2 - math.log(4)
     # a count of vectors: a whole number, ⌈⌊1/p⌋ / 2⌉
-    p = cosine_tail(0.1, 100)
-    assert packing_lower_bound(0.1, 100) == math.ceil(math.floor(1 / p) / 2) == 2
+    p = cosine_tail(100, 0.1)
+    assert packing_lower_bound(100, 0.1) == math.ceil(math.floor(1 / p) / 2) == 2
     assert all(x == int(x) for x in b)
 
 
@@ -148,17 +175,6 @@ def test_greedy_packing_is_valid():
     gram = np.abs(kept @ kept.T) - np.eye(m)
     assert gram.max() <= 0.3 + 1e-12
     assert greedy_packing(2, 0.1, 500, np.random.default_rng(0)).shape[0] == 2
-
-
-def test_time_qk_is_positive():
-    assert 0 < time_qk(16, 8, np.random.default_rng(0), repeat=2) < 1.0
-
-
-def test_time_qk_sweep_times_every_shape_in_a_child_process():
-    times = time_qk_sweep([(16, 8), (32, 8), (16, 4)], seed=3, repeat=2, min_time=0.0)
-    assert len(times) == 3
-    assert all(0 < t < 1.0 for t in times)
-    assert len(time_qk_sweep(((8, 2),), threads=2, repeat=1, min_time=0.0)) == 1
 
 
 # --- bad input: a clear ValueError, never a silent NaN ---------------------------------------
@@ -232,15 +248,15 @@ def test_cosine_pdf_bad_input():
 def test_tail_and_bound_bad_input():
     for f in (cosine_tail, packing_lower_bound):
         with pytest.raises(ValueError, match=r"\[0, 1\)"):
-            f(1.0, 10)
+            f(10, 1.0)
         with pytest.raises(ValueError, match=r"\[0, 1\)"):
-            f(-0.1, 10)
+            f(10, -0.1)
         with pytest.raises(ValueError, match=r"\[0, 1\)"):
-            f("wide", 10)
+            f(10, "wide")
         with pytest.raises(ValueError, match="at least 2"):
-            f(0.1, 1)
+            f(1, 0.1)
     with pytest.raises(ValueError, match="at least 3"):
-        cosine_tail(0.1, 10, points=2)
+        cosine_tail(10, 0.1, points=2)
 
 
 def test_greedy_packing_bad_input():
@@ -255,35 +271,6 @@ def test_greedy_packing_bad_input():
         greedy_packing(4, 0.1, 10, None)
 
 
-def test_time_qk_bad_input():
-    rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="positive integer"):
-        time_qk(0, 4, rng)
-    with pytest.raises(ValueError, match="positive integer"):
-        time_qk(4, 4, rng, repeat=0)
-    with pytest.raises(ValueError, match="Generator"):
-        time_qk(4, 4, "seed")
-    with pytest.raises(ValueError, match="min_time"):
-        time_qk(4, 4, rng, min_time=-1.0)
-    with pytest.raises(ValueError, match="min_time"):
-        time_qk(4, 4, rng, min_time=float("nan"))
-
-
-def test_time_qk_sweep_bad_input():
-    with pytest.raises(ValueError, match="empty"):
-        time_qk_sweep([])
-    with pytest.raises(ValueError, match="pair"):
-        time_qk_sweep([(8, 4, 2)])
-    with pytest.raises(ValueError, match="positive integer"):
-        time_qk_sweep([(0, 4)])
-    with pytest.raises(ValueError, match="positive integer"):
-        time_qk_sweep([(8, 4)], threads=0)
-    with pytest.raises(ValueError, match="seed"):
-        time_qk_sweep([(8, 4)], seed=-1)
-    with pytest.raises(ValueError, match="min_time"):
-        time_qk_sweep([(8, 4)], min_time=float("inf"))
-
-
 # --- the vector plots -------------------------------------------------------------------------
 
 
@@ -291,10 +278,15 @@ def test_plot_vectors_2d_draws_the_shadow():
     ax = plotting.plot_vectors_2d([3, 4], [4, 3])
     parts = {a.get_gid(): a for a in ax.get_children() if a.get_gid()}
     x, y = parts["shadow"].get_data()
-    assert math.hypot(x[1], y[1]) == pytest.approx(4.8)  # |a| cos θ = 24 / 5
+    assert math.hypot(x[1] - x[0], y[1] - y[0]) == pytest.approx(4.8)  # ‖a‖ cos θ = 24 / 5
+    # drawn beside b, on the side away from a, so that b does not cover it
+    b_hat = np.array([4.0, 3.0]) / 5
+    normal = np.array([-b_hat[1], b_hat[0]])  # a = (3, 4) lies on this side of b
+    start = np.array([x[0], y[0]])
+    assert start @ normal < -0.1 and abs(start @ b_hat) < 1e-12
     plotting.update_vectors_2d(ax, [0, 2], [3, 0])  # perpendicular: the shadow vanishes
     x, y = parts["shadow"].get_data()
-    assert math.hypot(x[1], y[1]) == pytest.approx(0.0, abs=1e-12)
+    assert math.hypot(x[1] - x[0], y[1] - y[0]) == pytest.approx(0.0, abs=1e-12)
     assert parts["vec-a"].xy == (0.0, 2.0)
     plt.close(ax.figure)
 
