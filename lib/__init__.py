@@ -7,6 +7,7 @@ Small, flat modules by topic; chapters import from here::
 * :mod:`lib.probability` – exact expectation and variance, seeded simulations of q · k
 * :mod:`lib.vectors` – dot products, norms, cosines, projections
 * :mod:`lib.attention` – softmax, its Jacobian, scaled dot-product attention
+* :mod:`lib.masks` – causal, padding and sliding-window masks, the masked softmax
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
 * :mod:`lib.widgets` – controls with live, static and explorable faces
 """
@@ -20,6 +21,13 @@ from .attention import (
     sigmoid_slope,
     softmax,
     softmax_jacobian,
+)
+from .masks import (
+    causal_mask,
+    masked_attention,
+    masked_softmax,
+    padding_mask,
+    sliding_window_mask,
 )
 from .probability import (
     COMPONENT_DISTRIBUTIONS,
@@ -74,4 +82,10 @@ __all__ = [
     "packing_lower_bound",
     "sample_cosines",
     "time_qk",
+    # lib.masks: attention masks
+    "causal_mask",
+    "masked_attention",
+    "masked_softmax",
+    "padding_mask",
+    "sliding_window_mask",
 ]
