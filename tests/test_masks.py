@@ -171,9 +171,9 @@ def test_causal_attention_equals_attention_on_each_prefix():
     rng = np.random.default_rng(20)
     N, d_k, d_v = 9, 4, 3
     Q, K, V = (rng.standard_normal((N, d)) for d in (d_k, d_k, d_v))
-    O = masked_attention(Q, K, V, causal_mask(N))
+    out = masked_attention(Q, K, V, causal_mask(N))
     for t in range(1, N + 1):
-        np.testing.assert_allclose(O[t - 1], attention(Q[t - 1:t], K[:t], V[:t])[0],
+        np.testing.assert_allclose(out[t - 1], attention(Q[t - 1:t], K[:t], V[:t])[0],
                                    rtol=1e-12, atol=1e-14)
 
 
@@ -195,14 +195,14 @@ def test_padded_batch_equals_each_sequence_alone():
     rng = np.random.default_rng(22)
     lengths, N, d_k, d_v = [5, 2, 7, 1], 7, 4, 3
     Q, K, V = (rng.standard_normal((len(lengths), N, d)) for d in (d_k, d_k, d_v))
-    O = masked_attention(Q, K, V, padding_mask(lengths, N))
+    out = masked_attention(Q, K, V, padding_mask(lengths, N))
     for b, L in enumerate(lengths):
         alone = attention(Q[b, :L], K[b, :L], V[b, :L])
-        np.testing.assert_allclose(O[b, :L], alone, rtol=1e-12, atol=1e-14)
-    O_q = masked_attention(Q, K, V, padding_mask(lengths, N, mask_queries=True))
+        np.testing.assert_allclose(out[b, :L], alone, rtol=1e-12, atol=1e-14)
+    out_q = masked_attention(Q, K, V, padding_mask(lengths, N, mask_queries=True))
     for b, L in enumerate(lengths):
-        assert np.all(O_q[b, L:] == 0.0)
-        np.testing.assert_array_equal(O_q[b, :L], O[b, :L])
+        assert np.all(out_q[b, L:] == 0.0)
+        np.testing.assert_array_equal(out_q[b, :L], out[b, :L])
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -213,13 +213,13 @@ def test_masked_attention_with_random_shapes_against_a_loop(seed):
     K = rng.standard_normal((B, N_k, d_k))
     V = rng.standard_normal((B, N_k, d_v))
     _, mask = random_case(rng, (B, N_q, N_k))
-    O = masked_attention(Q, K, V, mask)
-    assert O.shape == (B, N_q, d_v)
+    out = masked_attention(Q, K, V, mask)
+    assert out.shape == (B, N_q, d_v)
     for b in range(B):
         for i in range(N_q):
             keys = mask[b, i]
             expected = attention(Q[b, i:i + 1], K[b][keys], V[b][keys])[0]
-            np.testing.assert_allclose(O[b, i], expected, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(out[b, i], expected, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("shapes, mask_shape, message", [
