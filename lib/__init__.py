@@ -12,6 +12,7 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
   near-orthogonality
 * :mod:`lib.timing` – timers of ``Q Kᵀ`` on a fixed number of BLAS threads
 * :mod:`lib.attention` – softmax, its Jacobian, the sigmoid, scaled dot-product attention
+* :mod:`lib.masks` – causal, padding and sliding-window masks, the masked softmax
 * :mod:`lib.training` – a batch of retrieval problems, their loss and gradient, gradient
   descent on the query
 * :mod:`lib.seedsim` – the appendix simulation of the Expectation and Variance note, as
@@ -34,6 +35,13 @@ from .attention import (
     sigmoid_slope,
     softmax,
     softmax_jacobian,
+)
+from .masks import (
+    causal_mask,
+    masked_attention,
+    masked_softmax,
+    padding_mask,
+    sliding_window_mask,
 )
 from .probability import (
     COMPONENT_DISTRIBUTIONS,
@@ -76,6 +84,8 @@ __all__ = [
     # lib.attention
     "attention", "attention_weights", "numerical_jacobian", "scores", "sigmoid",
     "sigmoid_slope", "softmax", "softmax_jacobian",
+    # lib.masks
+    "causal_mask", "masked_attention", "masked_softmax", "padding_mask", "sliding_window_mask",
     # lib.training
     "make_retrieval_problems", "retrieval_loss_and_grad", "train_query",
     # lib.seedsim
