@@ -10,7 +10,6 @@ import jupytext
 import numpy as np
 import pytest
 
-import lib
 from lib.attention import (
     attention,
     attention_weights,
@@ -25,14 +24,22 @@ from lib.attention import (
 CHAPTER = Path(__file__).resolve().parent.parent / "book" / "expectation-variance.md"
 
 
-def chapter_cell(marker: str, ns: dict | None = None) -> dict:
-    """Run the chapter's code cell that contains ``marker`` (in ``ns``); return the namespace."""
-    nb = jupytext.read(CHAPTER, fmt="md:myst")
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and marker in c.source]
-    assert len(cells) == 1, f"expected one cell with {marker!r}, found {len(cells)}"
-    ns = {"np": np, "lib": lib} if ns is None else ns
+def chapter_cell(*tags: str) -> dict:
+    """Run the chapter's setup cell, then its code cells tagged ``tags`` in order; return the
+    namespace. Each tag must mark exactly one cell (a tag, not a string of code, finds it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    code = [c for c in jupytext.read(CHAPTER, fmt="md:myst").cells if c.cell_type == "code"]
+    sources = [code[0].source]  # the hidden setup cell: imports and house style
+    for tag in tags:
+        tagged = [c.source for c in code if tag in c.metadata.get("tags", [])]
+        assert len(tagged) == 1, f"expected one cell tagged {tag!r}, found {len(tagged)}"
+        sources.append(tagged[0])
+    ns: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(cells[0], ns)
+        for source in sources:
+            exec(source, ns)
     return ns
 
 
@@ -211,7 +218,7 @@ def test_attention_rejects_mismatched_values():
 # -- the chapter's visible definitions agree with lib's -----------------------------------------
 
 def test_chapter_softmax_agrees_with_lib():
-    ns = chapter_cell("def softmax(z):")
+    ns = chapter_cell("derive-softmax")
     rng = np.random.default_rng(8)
     for scale in (0.1, 1.0, 30.0):
         z = scale * rng.standard_normal(9)
@@ -219,14 +226,29 @@ def test_chapter_softmax_agrees_with_lib():
 
 
 def test_chapter_sigmoid_slope_agrees_with_lib():
-    ns = chapter_cell("def sigmoid_slope(gap):")
+    ns = chapter_cell("derive-sigmoid-slope")
     gaps = np.linspace(-20.0, 20.0, 161)  # beyond, 1 − p₁ loses relative digits
     np.testing.assert_allclose(ns["sigmoid_slope"](gaps), sigmoid_slope(gaps), rtol=1e-6)
     assert ns["sigmoid_slope"](0.0) == 0.25
 
 
 def test_chapter_softmax_jacobian_agrees_with_lib():
-    ns = chapter_cell("def softmax_jacobian(z):", chapter_cell("def softmax(z):"))
+    ns = chapter_cell("derive-softmax", "derive-softmax-jacobian")
     for seed in range(3):
         z = 3.0 * np.random.default_rng(seed).standard_normal(5)
         np.testing.assert_allclose(ns["softmax_jacobian"](z), softmax_jacobian(z), atol=1e-15)
+
+
+def test_jacobian_facts_hold_on_random_rows():
+    """PSD, J·1 = 0, ‖J‖₂ ≤ ½ (equality at a two-way tie), Σ|J_ij| = 2(1 − Σp²) ≤ 4(1 − p_max)."""
+    rng = np.random.default_rng(3)
+    for c in (0.01, 1.0, 5.0, 50.0):
+        for z in c * rng.standard_normal((50, 7)):
+            p, J = softmax(z), softmax_jacobian(z)
+            eig = np.linalg.eigvalsh(J)
+            assert eig.min() > -1e-15 and eig.max() <= 0.5
+            np.testing.assert_allclose(J @ np.ones(7), 0.0, atol=1e-15)
+            total = np.abs(J).sum()
+            assert total == pytest.approx(2 * (1 - np.sum(p**2)), abs=1e-14)
+            assert total <= 4 * (1 - p.max()) + 1e-15
+    assert np.linalg.eigvalsh(softmax_jacobian([0.0, 0.0, -800.0])).max() == pytest.approx(0.5)

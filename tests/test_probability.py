@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 from fractions import Fraction
 from itertools import product
-from pathlib import Path
 
-import jupytext
 import numpy as np
 import pytest
 
-import lib
 from lib.probability import (
     COMPONENT_DISTRIBUTIONS,
     covariance,
@@ -21,22 +16,11 @@ from lib.probability import (
     independent_pair,
     sample_components,
     simulate_dot_products,
+    standard_error,
     variance,
+    variance_standard_error,
 )
-
-CHAPTER = Path(__file__).resolve().parent.parent / "book" / "expectation-variance.md"
-
-
-def chapter_cell(marker: str) -> dict:
-    """Execute the chapter's code cell that contains ``marker``; return its namespace."""
-    nb = jupytext.read(CHAPTER, fmt="md:myst")
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and marker in c.source]
-    assert len(cells) == 1, f"expected one cell with {marker!r}, found {len(cells)}"
-    ns = {"np": np, "lib": lib}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(cells[0], ns)
-    return ns
-
+from tests.test_attention import chapter_cell
 
 # -- exact enumeration ---------------------------------------------------------------------
 
@@ -174,7 +158,7 @@ def test_simulate_dot_products_requires_a_generator():
 # -- the chapter derives the simulation in the open; lib's version agrees --------------------
 
 def test_chapter_simulation_agrees_with_lib():
-    ns = chapter_cell("def simulate_dot_products(")
+    ns = chapter_cell("derive-simulation")
     for d_k, scale in ((4, False), (64, True), (512, False)):
         mine = ns["simulate_dot_products"](d_k, 500, np.random.default_rng(3), scale=scale)
         ours = simulate_dot_products(d_k, 500, np.random.default_rng(3), scale=scale)
@@ -200,3 +184,30 @@ def test_plot_normal_density_draws_the_density():
     for bad in ({"sigma": 0.0}, {"sigma": -1.0}, {"sigma": np.nan}, {"mu": np.inf}):
         with pytest.raises(ValueError, match="sigma"):
             plot_normal_density(**bad)
+
+
+# -- standard errors -----------------------------------------------------------------------------
+
+def test_standard_error_is_the_spread_of_repeated_means():
+    rng = np.random.default_rng(5)
+    draws = rng.standard_normal((2000, 400))
+    ses = np.array([standard_error(x) for x in draws[:50]])
+    np.testing.assert_allclose(ses, 1 / np.sqrt(400), rtol=0.15)
+    assert draws.mean(axis=1).std() == pytest.approx(1 / np.sqrt(400), rel=0.05)
+
+
+def test_variance_standard_error_matches_the_normal_formula_and_the_spread():
+    rng = np.random.default_rng(6)
+    draws = rng.standard_normal((1000, 2000))
+    assert variance_standard_error(draws[0]) == pytest.approx(np.sqrt(2 / 2000), rel=0.1)
+    assert draws.var(axis=1).std() == pytest.approx(np.sqrt(2 / 2000), rel=0.06)
+    coin = np.where(rng.random(1000) < 0.5, -1.0, 1.0)  # m_4 = m_2²: a variance with no spread
+    assert variance_standard_error(coin) < 1e-3
+
+
+@pytest.mark.parametrize("func", [standard_error, variance_standard_error])
+@pytest.mark.parametrize("bad, message", [([1.0], "at least 2"), ([], "empty"),
+                                          ([1.0, np.nan], "NaN"), ([[1.0, 2.0]], "1-D")])
+def test_standard_errors_reject_bad_samples(func, bad, message):
+    with pytest.raises(ValueError, match=message):
+        func(bad)
