@@ -83,7 +83,8 @@ def sigmoid(x) -> np.ndarray:
     .. math:: \\operatorname{sigmoid}(\\Delta) = \\frac{1}{1 + e^{-\\Delta}}
               = \\operatorname{softmax}(\\Delta, 0)_1
 
-    Computed without overflow for large ``|x|``; ``x`` may be a scalar or an array.
+    Computed without overflow for large ``|x|``; ``x`` may be a scalar or an array. Derived in
+    {ref}`sec-saturation`.
 
     >>> float(sigmoid(0.0))
     0.5

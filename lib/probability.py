@@ -153,7 +153,8 @@ def covariance(pairs, probs):
     """Covariance of a joint distribution over pairs, ``Cov(X, Y) = E[XY] − E[X] E[Y]``.
 
     ``pairs`` lists the ``(x, y)`` outcomes and ``probs`` their probabilities. Zero for an
-    independent pair (Rule 2); exact when the inputs are ``Fraction`` or ``int``.
+    independent pair (Rule 2); exact when the inputs are ``Fraction`` or ``int``. Derived in
+    {ref}`sec-four-rules`.
 
     >>> covariance([(1, 1), (-1, -1)], [Fraction(1, 2), Fraction(1, 2)])
     Fraction(1, 1)
