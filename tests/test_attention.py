@@ -10,6 +10,7 @@ import jupytext
 import numpy as np
 import pytest
 
+import lib
 from lib.attention import (
     attention,
     attention_weights,
@@ -21,25 +22,22 @@ from lib.attention import (
     softmax_jacobian,
 )
 
-CHAPTER = Path(__file__).resolve().parent.parent / "book" / "expectation-variance.md"
+CHAPTER = "expectation-variance"
 
 
-def chapter_cell(*tags: str) -> dict:
-    """Run the chapter's setup cell, then its code cells tagged ``tags`` in order; return the
-    namespace. Each tag must mark exactly one cell (a tag, not a string of code, finds it)."""
-    import matplotlib
+def chapter_cell(chapter: str, tag: str, ns: dict | None = None) -> dict:
+    """Run the code cell of ``book/<chapter>.md`` tagged ``tag`` (in ``ns``); return ``ns``.
 
-    matplotlib.use("Agg")
-    code = [c for c in jupytext.read(CHAPTER, fmt="md:myst").cells if c.cell_type == "code"]
-    sources = [code[0].source]  # the hidden setup cell: imports and house style
-    for tag in tags:
-        tagged = [c.source for c in code if tag in c.metadata.get("tags", [])]
-        assert len(tagged) == 1, f"expected one cell tagged {tag!r}, found {len(tagged)}"
-        sources.append(tagged[0])
-    ns: dict = {}
+    ``ns`` starts as ``{"np": np, "lib": lib}``; pass the namespace of an earlier cell to run a
+    cell that uses what that one defined. The cell's printed output is discarded.
+    """
+    path = Path(__file__).resolve().parent.parent / "book" / f"{chapter}.md"
+    code = [c for c in jupytext.read(path, fmt="md:myst").cells if c.cell_type == "code"]
+    cells = [c for c in code if tag in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r} in {chapter}, found {len(cells)}"
+    ns = {"np": np, "lib": lib} if ns is None else ns
     with contextlib.redirect_stdout(io.StringIO()):
-        for source in sources:
-            exec(source, ns)
+        exec(cells[0].source, ns)
     return ns
 
 
@@ -218,7 +216,7 @@ def test_attention_rejects_mismatched_values():
 # -- the chapter's visible definitions agree with lib's -----------------------------------------
 
 def test_chapter_softmax_agrees_with_lib():
-    ns = chapter_cell("derive-softmax")
+    ns = chapter_cell(CHAPTER, "derive-softmax")
     rng = np.random.default_rng(8)
     for scale in (0.1, 1.0, 30.0):
         z = scale * rng.standard_normal(9)
@@ -226,14 +224,14 @@ def test_chapter_softmax_agrees_with_lib():
 
 
 def test_chapter_sigmoid_slope_agrees_with_lib():
-    ns = chapter_cell("derive-sigmoid-slope")
+    ns = chapter_cell(CHAPTER, "derive-sigmoid-slope")
     gaps = np.linspace(-20.0, 20.0, 161)  # beyond, 1 − p₁ loses relative digits
     np.testing.assert_allclose(ns["sigmoid_slope"](gaps), sigmoid_slope(gaps), rtol=1e-6)
     assert ns["sigmoid_slope"](0.0) == 0.25
 
 
 def test_chapter_softmax_jacobian_agrees_with_lib():
-    ns = chapter_cell("derive-softmax", "derive-softmax-jacobian")
+    ns = chapter_cell(CHAPTER, "derive-softmax-jacobian", chapter_cell(CHAPTER, "derive-softmax"))
     for seed in range(3):
         z = 3.0 * np.random.default_rng(seed).standard_normal(5)
         np.testing.assert_allclose(ns["softmax_jacobian"](z), softmax_jacobian(z), atol=1e-15)

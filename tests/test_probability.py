@@ -20,7 +20,9 @@ from lib.probability import (
     variance,
     variance_standard_error,
 )
-from tests.test_attention import chapter_cell
+from tests.test_attention import chapter_cell  # tests.conftest on main
+
+CHAPTER = "expectation-variance"
 
 # -- exact enumeration ---------------------------------------------------------------------
 
@@ -158,7 +160,7 @@ def test_simulate_dot_products_requires_a_generator():
 # -- the chapter derives the simulation in the open; lib's version agrees --------------------
 
 def test_chapter_simulation_agrees_with_lib():
-    ns = chapter_cell("derive-simulation")
+    ns = chapter_cell(CHAPTER, "derive-simulate-dot-products")
     for d_k, scale in ((4, False), (64, True), (512, False)):
         mine = ns["simulate_dot_products"](d_k, 500, np.random.default_rng(3), scale=scale)
         ours = simulate_dot_products(d_k, 500, np.random.default_rng(3), scale=scale)

@@ -12,7 +12,7 @@ from lib.training import (
     target_in_hull,
     train_query,
 )
-from tests.test_attention import chapter_cell
+from tests.test_attention import chapter_cell  # tests.conftest on main
 
 
 def problems(B=3, m=5, d_k=6, d_v=4, seed=0):
@@ -123,7 +123,7 @@ def test_scaling_lets_the_query_learn_where_raw_scores_stall():
 
 
 def test_chapter_loss_and_grad_agrees_with_lib():
-    ns = chapter_cell("derive-loss-grad")
+    ns = chapter_cell("expectation-variance", "derive-loss-grad")
     for seed, d_k in ((0, 4), (1, 16), (2, 64)):
         q, K, V, t = problems(B=5, m=8, d_k=d_k, d_v=8, seed=seed)
         for scale in (True, False):
