@@ -26,68 +26,17 @@ Figures and controls:
 Internal: ``lib._checks`` validates inputs for every module (clear ``ValueError`` messages).
 """
 
-from .attention import (
-    attention,
-    attention_weights,
-    numerical_jacobian,
-    scores,
-    sigmoid,
-    sigmoid_slope,
-    softmax,
-    softmax_jacobian,
-)
-from .masks import (
-    causal_mask,
-    masked_attention,
-    masked_softmax,
-    padding_mask,
-    sliding_window_mask,
-)
-from .probability import (
-    COMPONENT_DISTRIBUTIONS,
-    covariance,
-    expectation,
-    fair_die,
-    independent_pair,
-    sample_components,
-    simulate_dot_products,
-    variance,
-)
-from .seedsim import seed_report_fast, seed_report_reference
-from .timing import time_qk, time_qk_sweep
-from .training import make_retrieval_problems, retrieval_loss_and_grad, train_query
-from .vectors import (
-    angle,
-    cosine,
-    cosine_pdf,
-    cosine_tail,
-    dot,
-    greedy_packing,
-    norm,
-    packing_lower_bound,
-    random_cosines,
-    sample_cosines,
-    scalar_projection,
-    vector_projection,
-)
+import sys
 
-__all__ = [
-    # lib.probability
-    "COMPONENT_DISTRIBUTIONS", "covariance", "expectation", "fair_die", "independent_pair",
-    "sample_components", "simulate_dot_products", "variance",
-    # lib.vectors
-    "angle", "cosine", "cosine_pdf", "cosine_tail", "dot", "greedy_packing", "norm",
-    "packing_lower_bound", "random_cosines", "sample_cosines", "scalar_projection",
-    "vector_projection",
-    # lib.timing
-    "time_qk", "time_qk_sweep",
-    # lib.attention
-    "attention", "attention_weights", "numerical_jacobian", "scores", "sigmoid",
-    "sigmoid_slope", "softmax", "softmax_jacobian",
-    # lib.masks
-    "causal_mask", "masked_attention", "masked_softmax", "padding_mask", "sliding_window_mask",
-    # lib.training
-    "make_retrieval_problems", "retrieval_loss_and_grad", "train_query",
-    # lib.seedsim
-    "seed_report_fast", "seed_report_reference",
-]
+from .attention import *  # noqa: F403
+from .masks import *  # noqa: F403
+from .probability import *  # noqa: F403
+from .seedsim import *  # noqa: F403
+from .timing import *  # noqa: F403
+from .training import *  # noqa: F403
+from .vectors import *  # noqa: F403
+
+#: The numerics modules whose public names (each module's own ``__all__``) are re-exported.
+NUMERICS = ("probability", "vectors", "timing", "attention", "masks", "training", "seedsim")
+
+__all__ = [name for module in NUMERICS for name in sys.modules[f"{__name__}.{module}"].__all__]

@@ -109,3 +109,26 @@ def plane_vector(v, name: str) -> np.ndarray:
         raise ValueError(f"{name} contains NaN or infinite values")
     nonzero_length(arr, name)
     return arr
+
+
+def as_finite(x, name: str = "x") -> np.ndarray:
+    """Return ``x`` as a non-empty, finite float array of any dimension, scalars included."""
+    arr = np.asarray(x, dtype=float)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def as_stack(x, name: str = "x") -> np.ndarray:
+    """Return ``x`` as a non-empty, finite, 3-D float array (a batch of matrices)."""
+    return _finite(x, name, 3, "a 3-D array (a batch of matrices)")
+
+
+def indices(i, n: int, name: str = "index") -> np.ndarray:
+    """Return ``i`` as an integer array of entries in ``0 … n − 1``, or raise ``ValueError``."""
+    arr = np.asarray(i)
+    if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"{name} must hold key indices in 0 … {n - 1}")
+    return arr

@@ -1,6 +1,8 @@
-"""Softmax, its Jacobian, and scaled dot-product attention.
+"""Softmax, its Jacobian, the two-key sigmoid, and scaled dot-product attention.
 
-Every function validates its input and raises ``ValueError`` with a message that says what is
+Rows are vectors, as in the chapters: ``Q`` is ``(n_q, d_k)``, ``K`` is ``(n_k, d_k)``, the
+scores are ``S = Q Kᵀ`` and the softmax acts along the last axis. Every function validates its
+input through :mod:`lib._checks` and raises ``ValueError`` with a message that says what is
 wrong (wrong shape, empty input, NaN, non-positive temperature).
 """
 
@@ -8,7 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, as_matrix, as_vector, positive_float, same_length
+from ._checks import as_array, as_finite, as_matrix, as_vector, positive_float, same_length
+
+__all__ = [
+    "attention",
+    "attention_weights",
+    "numerical_jacobian",
+    "scores",
+    "sigmoid",
+    "sigmoid_slope",
+    "softmax",
+    "softmax_jacobian",
+]
 
 
 def softmax(z, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
@@ -17,7 +30,7 @@ def softmax(z, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     .. math:: p_i = \\frac{e^{z_i / T}}{\\sum_j e^{z_j / T}}
 
     The maximum is subtracted first (softmax only sees differences of scores), so large
-    scores do not overflow.
+    scores do not overflow. Derived in {ref}`sec-why-sqrt-dk`.
 
     >>> softmax([0.0, 0.0]).tolist()
     [0.5, 0.5]
@@ -33,8 +46,8 @@ def softmax_jacobian(z, temperature: float = 1.0) -> np.ndarray:
 
     .. math:: J = \\frac{1}{T}\\left(\\operatorname{diag}(p) - p p^\\top\\right)
 
-    ``z`` has shape ``(m,)``; the result has shape ``(m, m)``, is symmetric, and its rows
-    sum to zero.
+    ``z`` has shape ``(m,)``; the result has shape ``(m, m)``, is symmetric, positive
+    semi-definite, and its rows sum to zero. Derived in {ref}`sec-saturation`.
 
     >>> softmax_jacobian([0.0, 0.0]).tolist()
     [[0.25, -0.25], [-0.25, 0.25]]
@@ -67,23 +80,24 @@ def numerical_jacobian(f, z, eps: float = 1e-6) -> np.ndarray:
 def sigmoid(x) -> np.ndarray:
     """Logistic function, the two-key softmax seen as a function of the gap.
 
-    .. math:: \\sigma(\\Delta) = \\frac{1}{1 + e^{-\\Delta}} = \\operatorname{softmax}(\\Delta, 0)_1
+    .. math:: \\operatorname{sigmoid}(\\Delta) = \\frac{1}{1 + e^{-\\Delta}}
+              = \\operatorname{softmax}(\\Delta, 0)_1
 
-    Computed without overflow for large ``|x|``.
+    Computed without overflow for large ``|x|``; ``x`` may be a scalar or an array. Derived in
+    {ref}`sec-saturation`.
 
     >>> float(sigmoid(0.0))
     0.5
     """
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        raise ValueError("x is empty")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x contains NaN or infinite values")
-    return np.exp(-np.logaddexp(0.0, -x))
+    return np.exp(-np.logaddexp(0.0, -as_finite(x, "x")))
 
 
 def sigmoid_slope(x) -> np.ndarray:
     """Derivative of the sigmoid, ``p(1 - p)`` with ``p = sigmoid(x)``.
+
+    .. math:: \\frac{dp}{d\\Delta} = p (1 - p) = \\frac{1}{4 \\cosh^2(\\Delta / 2)}
+
+    Derived in {ref}`sec-saturation`.
 
     >>> float(sigmoid_slope(0.0))
     0.25

@@ -19,6 +19,9 @@ import numpy as np
 
 from ._checks import as_array, positive_int
 
+__all__ = ["causal_mask", "masked_attention", "masked_softmax", "padding_mask",
+           "sliding_window_mask"]
+
 
 def _as_mask(mask, scores_shape: tuple) -> np.ndarray:
     """``mask`` as a boolean array that broadcasts to ``scores_shape``, or ``ValueError``."""

@@ -1,4 +1,12 @@
-"""Expectation and variance, exactly for finite distributions and by seeded simulation."""
+"""Expectation and variance, exactly for finite distributions and by seeded simulation.
+
+Exact moments of finite distributions (:func:`expectation`, :func:`variance`,
+:func:`covariance`, with ``Fraction`` probabilities), seeded simulations of ``q · k``
+(:func:`sample_components`, :func:`simulate_dot_products`; every one takes an ``rng``), and the
+standard errors that say how far a simulated mean or variance may stray
+(:func:`standard_error`, :func:`variance_standard_error`). The chapter *Expectation and
+Variance* derives them; each docstring names its section.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,20 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._checks import generator, positive_int
+from ._checks import as_vector, generator, positive_int
+
+__all__ = [
+    "COMPONENT_DISTRIBUTIONS",
+    "covariance",
+    "expectation",
+    "fair_die",
+    "independent_pair",
+    "sample_components",
+    "simulate_dot_products",
+    "standard_error",
+    "variance",
+    "variance_standard_error",
+]
 
 #: Distributions with mean 0 and variance 1 used for the components of q and k.
 COMPONENT_DISTRIBUTIONS = ("normal", "uniform", "coin")
@@ -35,7 +56,7 @@ def _distribution(values, probs):
 def expectation(values, probs, g=None):
     """Probability-weighted average, ``E[g(X)] = Σ_x g(x) P(X = x)`` (``g`` defaults to identity).
 
-    Exact when the inputs are ``Fraction`` or ``int``.
+    Exact when the inputs are ``Fraction`` or ``int``. Derived in {ref}`sec-expectation`.
 
     >>> expectation(*fair_die())
     Fraction(7, 2)
@@ -47,6 +68,8 @@ def expectation(values, probs, g=None):
 
 def variance(values, probs):
     """Expected squared deviation from the mean, ``Var(X) = E[(X − μ)²]``.
+
+    Derived in {ref}`sec-variance`.
 
     >>> variance(*fair_die())
     Fraction(35, 12)
@@ -91,7 +114,8 @@ def simulate_dot_products(
     .. math:: q \\cdot k = \\sum_{i=1}^{d_k} q_i k_i, \\qquad
               \\mathbb{E}[q \\cdot k] = 0, \\quad \\operatorname{Var}(q \\cdot k) = d_k
 
-    With ``scale=True`` each product is divided by ``√d_k`` (variance 1).
+    With ``scale=True`` each product is divided by ``√d_k`` (variance 1). Returns shape
+    ``(n,)``. Derived in {ref}`sec-step-2`.
 
     >>> simulate_dot_products(4, 3, np.random.default_rng(0)).shape
     (3,)
@@ -129,7 +153,8 @@ def covariance(pairs, probs):
     """Covariance of a joint distribution over pairs, ``Cov(X, Y) = E[XY] − E[X] E[Y]``.
 
     ``pairs`` lists the ``(x, y)`` outcomes and ``probs`` their probabilities. Zero for an
-    independent pair (Rule 2); exact when the inputs are ``Fraction`` or ``int``.
+    independent pair (Rule 2); exact when the inputs are ``Fraction`` or ``int``. Derived in
+    {ref}`sec-four-rules`.
 
     >>> covariance([(1, 1), (-1, -1)], [Fraction(1, 2), Fraction(1, 2)])
     Fraction(1, 1)
@@ -141,3 +166,42 @@ def covariance(pairs, probs):
     e_x = expectation(pairs, probs, lambda xy: xy[0])
     e_y = expectation(pairs, probs, lambda xy: xy[1])
     return e_xy - e_x * e_y
+
+
+def standard_error(x) -> float:
+    """Estimated standard error of the sample mean of i.i.d. draws, ``s / √n``.
+
+    .. math:: \\operatorname{SE}(\\bar x) = \\sqrt{\\frac{1}{n(n - 1)} \\sum_i (x_i - \\bar x)^2}
+
+    ``x`` has shape ``(n,)`` with ``n ≥ 2``. Derived in {ref}`sec-sample-means`.
+
+    >>> standard_error([1.0, 2.0, 3.0, 4.0])
+    0.6454972243679028
+    """
+    x = _sample(x)
+    return float(np.std(x, ddof=1) / np.sqrt(x.size))
+
+
+def variance_standard_error(x) -> float:
+    """Estimated standard error of the sample variance of i.i.d. draws.
+
+    .. math:: \\operatorname{SE}(\\hat\\sigma^2) \\approx \\sqrt{\\frac{m_4 - m_2^2}{n}},
+              \\qquad m_r = \\frac1n \\sum_i (x_i - \\bar x)^r
+
+    For normal draws ``m_4 ≈ 3σ⁴``, which gives ``σ² √(2/n)``. ``x`` has shape ``(n,)`` with
+    ``n ≥ 2``. Derived in {ref}`sec-sample-means`.
+
+    >>> round(variance_standard_error([-1.0, 1.0] * 50), 12)  # a coin: m_4 = m_2² = 1
+    0.0
+    """
+    x = _sample(x)
+    dev2 = (x - x.mean()) ** 2
+    m2, m4 = dev2.mean(), (dev2**2).mean()
+    return float(np.sqrt(max(m4 - m2**2, 0.0) / x.size))
+
+
+def _sample(x) -> np.ndarray:
+    x = as_vector(x, "x")
+    if x.size < 2:
+        raise ValueError(f"a standard error needs at least 2 draws, got {x.size}")
+    return x

@@ -1,67 +1,80 @@
 """The appendix simulation of the Expectation and Variance note, reproduced digit for digit.
 
-:func:`seed_report_reference` runs the note's pure-Python program as published
-(``random.seed(0)``, ``N = 20000``) and returns what it prints. :func:`seed_report_fast`
-returns the same text from a vectorised path over the same Mersenne Twister stream, about 20
-times faster (``benchmarks/run.py --only seed`` measures both side by side). The comments above
-the fast path say how, and why its printed digits are the reference's.
+The note's pure-Python program lives in one file, ``book/_code/seed_note.py`` (:data:`PROGRAM`),
+verbatim; the chapter shows that file and this module runs it. :func:`seed_report_reference`
+executes the whole program (``random.seed(0)``, ``N = 20000``, or another ``N``) and returns
+what it prints. :func:`seed_report_fast` returns the same text with the table computed by a
+vectorised path over the same Mersenne Twister stream, about 20 times faster
+(``benchmarks/run.py --only seed`` measures both side by side), and the softmax lines by the
+program's own statements. The comments above the fast path say how, and why its printed digits
+are the reference's. Shown in {ref}`sec-appendix-simulation`.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import math
 import random
-import statistics as st
 from contextlib import redirect_stdout
+from pathlib import Path
 
 import numpy as np
 
 from ._checks import positive_int
 
+__all__ = ["D_KS", "PROGRAM", "seed_report_fast", "seed_report_reference"]
+
 #: Dimensions of the table, as in the note.
 D_KS = (4, 64, 512)
 
+#: The note's program, verbatim (the chapter's appendix includes this file).
+PROGRAM = Path(__file__).resolve().parent.parent / "book" / "_code" / "seed_note.py"
+
+
+def _program(n: int) -> list[ast.stmt]:
+    """The program's top-level statements, with its ``N = 20000`` set to ``N = n``."""
+    body = ast.parse(PROGRAM.read_text(encoding="utf-8"), filename=str(PROGRAM)).body
+    sizes = [s for s in body if isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) == "N"]
+    if len(sizes) != 1:
+        raise RuntimeError(f"{PROGRAM.name} must assign N exactly once")
+    sizes[0].value = ast.copy_location(ast.Constant(n), sizes[0].value)
+    return body
+
+
+def _run(statements: list[ast.stmt], namespace: dict) -> str:
+    """Execute ``statements`` in ``namespace``; return what they print."""
+    code = compile(ast.Module(body=statements, type_ignores=[]), str(PROGRAM), "exec")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        exec(code, namespace)
+    return out.getvalue()
+
 
 def seed_report_reference(n: int = 20000) -> str:
-    """Run the note's pure-Python simulation and return its printed output.
+    """Run the note's pure-Python program (:data:`PROGRAM`) and return its printed output.
 
-    The code is the note's, with ``N`` as a parameter; it uses (and reseeds) the global
-    ``random`` module, exactly as published.
+    The program runs as published, with ``N = n``; it uses (and reseeds) the global
+    ``random`` module.
 
     >>> seed_report_reference(10).splitlines()[0].split()
     ['d_k', 'mean', 'var', 'std', 'scaled', 'var']
     """
     N = positive_int(n, "n")
-    out = io.StringIO()
-    with redirect_stdout(out):
-        random.seed(0)
+    return _run(_program(N), {"__name__": "seed_note"})
 
-        def dot(d):
-            return sum(random.gauss(0, 1) * random.gauss(0, 1) for _ in range(d))
 
-        print(f"{'d_k':>5} {'mean':>8} {'var':>9} {'std':>7} {'scaled var':>11}")
-        for d in D_KS:
-            xs = [dot(d) for _ in range(N)]
-            scaled = [x / math.sqrt(d) for x in xs]
-            print(f"{d:>5} {st.mean(xs):>+8.3f} {st.pvariance(xs):>9.2f} "
-                  f"{st.pstdev(xs):>7.2f} {st.pvariance(scaled):>11.3f}")
+def _softmax_lines() -> str:
+    """The program's softmax part (after ``random.seed(1)``), run on a private generator.
 
-        def softmax(z):
-            m = max(z)
-            e = [math.exp(v - m) for v in z]
-            s = sum(e)
-            return [v / s for v in e]
-
-        random.seed(1)
-        d = 64
-        z = [dot(d) for _ in range(5)]
-        for name, scores in (("raw", z), ("scaled", [v / math.sqrt(d) for v in z])):
-            p = softmax(scores)
-            print(f"\n{name:>6} scores : {[round(v, 2) for v in scores]}")
-            print(f"{name:>6} softmax: {[round(v, 3) for v in p]}")
-            print(f"{name:>6} max p(1-p) = {max(v * (1 - v) for v in p):.4f}")
-    return out.getvalue()
+    These are the program's own statements: its ``dot`` and everything from its ``softmax``
+    on. Bound to a private ``random.Random`` under the name ``random``, they draw the same
+    320 Box–Muller pairs without touching the global state.
+    """
+    body = _program(1)
+    names = [getattr(s, "name", None) for s in body]
+    part = [body[names.index("dot")], *body[names.index("softmax"):]]
+    return _run(part, {"random": random.Random(), "math": math})
 
 
 # -- the fast path ----------------------------------------------------------------------------
@@ -186,9 +199,9 @@ def seed_report_fast(n: int = 20000) -> str:
 
     The table's ``3 × n`` dot products are drawn in bulk from the same Mersenne Twister stream;
     the five softmax scores after ``random.seed(1)`` (320 Box–Muller pairs) come from the
-    note's own loop on a private ``random.Random(1)``, which is exact and takes a fraction of a
-    millisecond. Unlike the reference, this leaves the global ``random`` state untouched
-    (except in the rare fallback described in the module's comments).
+    program's own statements on a private generator (:func:`_softmax_lines`), which is exact
+    and takes a fraction of a millisecond. Unlike the reference, this leaves the global
+    ``random`` state untouched (except in the rare fallback described in the module's comments).
 
     >>> seed_report_fast(50) == seed_report_reference(50)
     True
@@ -207,23 +220,4 @@ def seed_report_fast(n: int = 20000) -> str:
         if not all(_settled(*figure) for figure in figures):
             return seed_report_reference(N)
         lines.append(f"{d:>5} {mean:>+8.3f} {var:>9.2f} {std:>7.2f} {scaled_var:>11.3f}")
-
-    rnd = random.Random(1)
-
-    def dot(d):
-        return sum(rnd.gauss(0, 1) * rnd.gauss(0, 1) for _ in range(d))
-
-    def softmax(z):
-        m = max(z)
-        e = [math.exp(v - m) for v in z]
-        s = sum(e)
-        return [v / s for v in e]
-
-    d = 64
-    z = [dot(d) for _ in range(5)]
-    for name, scores in (("raw", z), ("scaled", [v / math.sqrt(d) for v in z])):
-        p = softmax(scores)
-        lines.append(f"\n{name:>6} scores : {[round(v, 2) for v in scores]}")
-        lines.append(f"{name:>6} softmax: {[round(v, 3) for v in p]}")
-        lines.append(f"{name:>6} max p(1-p) = {max(v * (1 - v) for v in p):.4f}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + _softmax_lines()

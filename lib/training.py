@@ -15,14 +15,31 @@ Jacobian ``J = diag(p) − p pᵀ``:
           \\frac{\\partial L}{\\partial q} = \\frac{1}{s} K^\\top \\frac{\\partial L}{\\partial z}.
 
 Many problems are solved at once (a leading batch axis ``B``); they do not interact.
+Derived in {ref}`sec-training-experiment` (chapter *Expectation and Variance*).
 """
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
-from ._checks import generator, positive_float, positive_int
+from ._checks import (
+    as_matrix,
+    as_stack,
+    generator,
+    indices,
+    positive_float,
+    positive_int,
+)
 from .attention import softmax
+
+__all__ = [
+    "make_retrieval_problems",
+    "retrieval_loss_and_grad",
+    "target_in_hull",
+    "train_query",
+]
 
 
 def make_retrieval_problems(n_problems: int, m: int, d_k: int, d_v: int, rng):
@@ -48,26 +65,21 @@ def make_retrieval_problems(n_problems: int, m: int, d_k: int, d_v: int, rng):
     return q, K, V, target
 
 
-def _check_problems(q, K, V, target):
-    q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
-    target = np.asarray(target)
-    if q.ndim != 2 or K.ndim != 3 or V.ndim != 3 or target.ndim != 1:
-        raise ValueError(
-            "expected q (B, d_k), K (B, m, d_k), V (B, m, d_v), target (B,); got shapes "
-            f"{q.shape}, {K.shape}, {V.shape}, {target.shape}"
-        )
-    B, m, d_k = K.shape
-    if q.shape != (B, d_k) or V.shape[:2] != (B, m) or target.shape != (B,):
-        raise ValueError(
-            f"shapes do not match: q {q.shape}, K {K.shape}, V {V.shape}, target {target.shape}"
-        )
-    if q.size == 0 or K.size == 0 or V.size == 0:
+def _checked_problems(q, K, V, target):
+    """``(q, K, V, target)`` as arrays of matching shapes ``(B, d_k), (B, m, d_k), (B, m, d_v),
+    (B,)``, or ``ValueError``; every check is a :mod:`lib._checks` helper."""
+    shapes = tuple(np.shape(a) for a in (q, K, V, target))
+    if [len(s) for s in shapes] != [2, 3, 3, 1]:
+        raise ValueError("expected q (B, d_k), K (B, m, d_k), V (B, m, d_v), target (B,); "
+                         f"got shapes {shapes}")
+    if 0 in shapes[0] + shapes[1] + shapes[2]:
         raise ValueError("empty problems: every axis needs at least one entry")
-    if not all(np.all(np.isfinite(a)) for a in (q, K, V)):
-        raise ValueError("q, K and V must be finite")
-    if not np.issubdtype(target.dtype, np.integer) or target.min() < 0 or target.max() >= m:
-        raise ValueError(f"target must hold key indices in 0 … {m - 1}")
-    return q, K, V, target
+    q, K, V = as_matrix(q, "q"), as_stack(K, "K"), as_stack(V, "V")
+    B, m, d_k = K.shape
+    if q.shape != (B, d_k) or V.shape[:2] != (B, m) or shapes[3] != (B,):
+        raise ValueError(f"shapes do not match: q {q.shape}, K {K.shape}, V {V.shape}, "
+                         f"target {shapes[3]}")
+    return q, K, V, indices(target, m, "target")
 
 
 def retrieval_loss_and_grad(q, K, V, target, scale: bool = True):
@@ -77,26 +89,31 @@ def retrieval_loss_and_grad(q, K, V, target, scale: bool = True):
               \\right) V (o - v_t), \\qquad s = \\sqrt{d_k} \\text{ or } 1
 
     Returns ``(loss, grad, weights)`` with shapes ``(B,)``, ``(B, d_k)`` and ``(B, m)``.
+    Derived in {ref}`sec-training-experiment`.
 
     >>> q, K, V, t = make_retrieval_problems(1, 2, 2, 1, np.random.default_rng(0))
     >>> [a.shape for a in retrieval_loss_and_grad(q, K, V, t)]
     [(1,), (1, 2), (1, 2)]
     """
-    q, K, V, target = _check_problems(q, K, V, target)
-    return _loss_and_grad(q, K, V, target, scale)
+    q, K, V, target = _checked_problems(q, K, V, target)
+    return _loss_and_grad(q, K, V, target, _divisor(K, scale))
 
 
-def _loss_and_grad(q, K, V, target, scale):
-    """:func:`retrieval_loss_and_grad` on inputs that have already been checked."""
-    s = np.sqrt(K.shape[2]) if scale else 1.0
-    z = np.einsum("bd,bmd->bm", q, K) / s
-    p = softmax(z, axis=-1)
+def _divisor(K, scale):
+    """The score divisor ``s``: ``√d_k`` when scaled, else 1."""
+    return np.sqrt(K.shape[2]) if scale else 1.0
+
+
+def _loss_and_grad(q, K, V, target, s):
+    """:func:`retrieval_loss_and_grad` on checked inputs, with the score divisor ``s`` given."""
+    z = np.einsum("bd,bmd->bm", q, K) / s  # scores (B, m)
+    p = softmax(z, axis=-1)  # weights (B, m)
     rows = np.arange(K.shape[0])
-    residual = np.einsum("bm,bmv->bv", p, V) - V[rows, target]
+    residual = np.einsum("bm,bmv->bv", p, V) - V[rows, target]  # o − v_t (B, d_v)
     loss = 0.5 * np.sum(residual**2, axis=1)
-    dL_dp = np.einsum("bv,bmv->bm", residual, V)
+    dL_dp = np.einsum("bv,bmv->bm", residual, V)  # (o − v_t) · v_j
     dL_dz = p * (dL_dp - np.sum(p * dL_dp, axis=1, keepdims=True))  # J dL/dp, J symmetric
-    grad = np.einsum("bm,bmd->bd", dL_dz, K) / s
+    grad = np.einsum("bm,bmd->bd", dL_dz, K) / s  # Kᵀ dL/dz / s (B, d_k)
     return loss, grad, p
 
 
@@ -112,17 +129,46 @@ def train_query(q, K, V, target, scale: bool = True, lr: float = 1.0, steps: int
     >>> bool(h["final_loss"].mean() < h["loss"][0].mean())
     True
     """
-    q, K, V, target = _check_problems(q, K, V, target)
+    q, K, V, target = _checked_problems(q, K, V, target)
     lr = positive_float(lr, "lr")
     steps = positive_int(steps, "steps")
+    s = _divisor(K, scale)
     q = q.copy()
     losses = np.empty((steps, q.shape[0]))
     norms = np.empty((steps, q.shape[0]))
     for step in range(steps):
-        loss, grad, _ = _loss_and_grad(q, K, V, target, scale)
+        loss, grad, _ = _loss_and_grad(q, K, V, target, s)
         losses[step] = loss
         norms[step] = np.linalg.norm(grad, axis=1)
         q -= lr * grad
-    final_loss, _, weights = _loss_and_grad(q, K, V, target, scale)
+    final_loss, _, weights = _loss_and_grad(q, K, V, target, s)
     return {"loss": losses, "grad_norm": norms, "q": q, "final_loss": final_loss,
             "weights": weights}
+
+
+def target_in_hull(K, target):
+    """Whether each target key lies in the convex hull of the other keys of its problem.
+
+    If ``k_t = Σ_j λ_j k_j`` with ``λ_j ≥ 0``, ``Σ_j λ_j = 1`` over ``j ≠ t``, then for every
+    query ``q · k_t = Σ_j λ_j q · k_j ≤ max_{j≠t} q · k_j``, so the target's weight can never
+    exceed that of its strongest rival, and ``p_t ≤ 1/2``. By Carathéodory's theorem it
+    suffices to test the simplices of ``d_k + 1`` other keys: ``K`` is ``(B, m, d_k)`` with
+    ``m − 1 ≥ d_k + 1`` (otherwise the hull has measure zero and the answer is ``False``).
+    Returns a boolean array ``(B,)``. Derived in {ref}`sec-training-experiment`.
+
+    >>> K = np.array([[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.2, 0.2]]])
+    >>> target_in_hull(K, [3]).tolist(), target_in_hull(K, [1]).tolist()
+    ([True], [False])
+    """
+    K = as_stack(K, "K")
+    B, m, d_k = K.shape
+    target = indices(np.broadcast_to(np.asarray(target), (B,)), m, "target")
+    others = np.array([[j for j in range(m) if j != t] for t in target]).reshape(B, m - 1)
+    P = K[np.arange(B)[:, None], others]  # the other keys (B, m − 1, d_k)
+    rhs = np.append(K[np.arange(B), target], np.ones((B, 1)), axis=1)[..., None]  # (B, d_k+1, 1)
+    inside = np.zeros(B, dtype=bool)
+    for simplex in combinations(range(m - 1), d_k + 1):
+        A = np.append(P[:, simplex, :], np.ones((B, d_k + 1, 1)), axis=2).transpose(0, 2, 1)
+        lam = np.linalg.solve(A, rhs)[..., 0]  # barycentric coordinates (B, d_k + 1)
+        inside |= (lam >= 0).all(axis=1)
+    return inside

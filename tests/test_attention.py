@@ -213,3 +213,18 @@ def test_chapter_softmax_jacobian_agrees_with_lib():
     for seed in range(3):
         z = 3.0 * np.random.default_rng(seed).standard_normal(5)
         np.testing.assert_allclose(ns["softmax_jacobian"](z), softmax_jacobian(z), atol=1e-15)
+
+
+def test_jacobian_facts_hold_on_random_rows():
+    """PSD, J·1 = 0, ‖J‖₂ ≤ ½ (equality at a two-way tie), Σ|J_ij| = 2(1 − Σp²) ≤ 4(1 − p_max)."""
+    rng = np.random.default_rng(3)
+    for c in (0.01, 1.0, 5.0, 50.0):
+        for z in c * rng.standard_normal((50, 7)):
+            p, J = softmax(z), softmax_jacobian(z)
+            eig = np.linalg.eigvalsh(J)
+            assert eig.min() > -1e-15 and eig.max() <= 0.5
+            np.testing.assert_allclose(J @ np.ones(7), 0.0, atol=1e-15)
+            total = np.abs(J).sum()
+            assert total == pytest.approx(2 * (1 - np.sum(p**2)), abs=1e-14)
+            assert total <= 4 * (1 - p.max()) + 1e-15
+    assert np.linalg.eigvalsh(softmax_jacobian([0.0, 0.0, -800.0])).max() == pytest.approx(0.5)

@@ -16,7 +16,9 @@ from lib.probability import (
     independent_pair,
     sample_components,
     simulate_dot_products,
+    standard_error,
     variance,
+    variance_standard_error,
 )
 from tests.conftest import chapter_cell
 
@@ -184,3 +186,30 @@ def test_plot_normal_density_draws_the_density():
     for bad in ({"sigma": 0.0}, {"sigma": -1.0}, {"sigma": np.nan}, {"mu": np.inf}):
         with pytest.raises(ValueError, match="sigma"):
             plot_normal_density(**bad)
+
+
+# -- standard errors -----------------------------------------------------------------------------
+
+def test_standard_error_is_the_spread_of_repeated_means():
+    rng = np.random.default_rng(5)
+    draws = rng.standard_normal((2000, 400))
+    ses = np.array([standard_error(x) for x in draws[:50]])
+    np.testing.assert_allclose(ses, 1 / np.sqrt(400), rtol=0.15)
+    assert draws.mean(axis=1).std() == pytest.approx(1 / np.sqrt(400), rel=0.05)
+
+
+def test_variance_standard_error_matches_the_normal_formula_and_the_spread():
+    rng = np.random.default_rng(6)
+    draws = rng.standard_normal((1000, 2000))
+    assert variance_standard_error(draws[0]) == pytest.approx(np.sqrt(2 / 2000), rel=0.1)
+    assert draws.var(axis=1).std() == pytest.approx(np.sqrt(2 / 2000), rel=0.06)
+    coin = np.where(rng.random(1000) < 0.5, -1.0, 1.0)  # m_4 = m_2²: a variance with no spread
+    assert variance_standard_error(coin) < 1e-3
+
+
+@pytest.mark.parametrize("func", [standard_error, variance_standard_error])
+@pytest.mark.parametrize("bad, message", [([1.0], "at least 2"), ([], "empty"),
+                                          ([1.0, np.nan], "NaN"), ([[1.0, 2.0]], "1-D")])
+def test_standard_errors_reject_bad_samples(func, bad, message):
+    with pytest.raises(ValueError, match=message):
+        func(bad)

@@ -32,6 +32,21 @@ scaled max p(1-p) = 0.2496
 """
 
 
+def test_the_chapter_shows_the_program_that_runs():
+    """The appendix's listing is a literalinclude of the file seedsim runs: one copy."""
+    chapter = (seedsim.PROGRAM.parents[1] / "expectation-variance.md").read_text(encoding="utf-8")
+    assert "```{literalinclude} _code/seed_note.py" in chapter
+    assert seedsim.PROGRAM.parent.name == "_code" and seedsim.PROGRAM.is_file()
+    assert "random.seed(0)" not in chapter  # no second copy of the program in the prose
+
+
+def test_fast_path_runs_the_programs_own_softmax_lines():
+    """The softmax part of the fast report is the program's statements, on a private stream."""
+    tail = seed_report_reference(1).split("\n\n", 1)[1]
+    assert seedsim._softmax_lines() == "\n" + tail
+    assert seed_report_fast(7).endswith(tail)
+
+
 @pytest.fixture(scope="module")
 def reference_full():
     return seed_report_reference(20000)

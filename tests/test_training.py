@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from lib.attention import numerical_jacobian, softmax
-from lib.training import make_retrieval_problems, retrieval_loss_and_grad, train_query
+from lib.training import (
+    make_retrieval_problems,
+    retrieval_loss_and_grad,
+    target_in_hull,
+    train_query,
+)
+from tests.conftest import chapter_cell
 
 
 def problems(B=3, m=5, d_k=6, d_v=4, seed=0):
@@ -114,6 +120,60 @@ def test_scaling_lets_the_query_learn_where_raw_scores_stall():
     assert (scaled["weights"][rows, t] > 0.9).mean() > 0.9
     assert (raw["weights"][rows, t] > 0.9).mean() < 0.5
     assert np.median(raw["grad_norm"][-1]) < 1e-6 < np.median(scaled["grad_norm"][-1])
+
+
+def test_chapter_loss_and_grad_agrees_with_lib():
+    ns = chapter_cell("expectation-variance", "derive-loss-grad")
+    for seed, d_k in ((0, 4), (1, 16), (2, 64)):
+        q, K, V, t = problems(B=5, m=8, d_k=d_k, d_v=8, seed=seed)
+        for scale in (True, False):
+            mine = ns["loss_and_grad"](q, K, V, t, np.sqrt(d_k) if scale else 1.0)
+            ours = retrieval_loss_and_grad(q, K, V, t, scale=scale)
+            for a, b in zip(mine, ours, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
+def test_unscaled_at_lr_over_d_k_is_scaled_from_a_longer_query():
+    """Unscaled training at rate η/d_k from q₀ is scaled training at rate η from √d_k q₀."""
+    for d_k in (9, 64):  # √9 = 3 is not a power of two: equal to rounding, not bitwise
+        q, K, V, t = problems(B=16, m=8, d_k=d_k, d_v=8, seed=d_k)
+        raw = train_query(q, K, V, t, scale=False, lr=0.5 / d_k, steps=40)
+        scaled = train_query(np.sqrt(d_k) * q, K, V, t, scale=True, lr=0.5, steps=40)
+        np.testing.assert_allclose(np.sqrt(d_k) * raw["q"], scaled["q"], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(raw["loss"], scaled["loss"], rtol=1e-9, atol=1e-12)
+
+
+def test_target_in_hull_matches_a_direct_construction():
+    rng = np.random.default_rng(7)
+    K = rng.standard_normal((40, 6, 3))
+    t = rng.integers(6, size=40)
+    inside = rng.random(40) < 0.5
+    lam = rng.dirichlet(np.ones(5), size=40)  # convex weights on the other five keys
+    for b in np.flatnonzero(inside):
+        others = [j for j in range(6) if j != t[b]]
+        K[b, t[b]] = lam[b] @ K[b, others]
+    far = ~inside
+    K[far, t[far]] = 100.0 * K[far, t[far]] / np.linalg.norm(K[far, t[far]], axis=1)[:, None]
+    np.testing.assert_array_equal(target_in_hull(K, t), inside)
+
+
+def test_a_target_in_the_hull_never_gets_half_the_weight():
+    rng = np.random.default_rng(8)
+    K = rng.standard_normal((200, 8, 4))
+    t = rng.integers(8, size=200)
+    inside = target_in_hull(K, t)
+    assert 0 < inside.sum() < 200
+    q = 10.0 * rng.standard_normal((200, 50, 4))  # many queries, large scores
+    p = softmax(np.einsum("bqd,bmd->bqm", q, K), axis=-1)
+    p_t = p[np.arange(200), :, t]  # (B, queries)
+    assert p_t[inside].max() <= 0.5 + 1e-12
+
+
+def test_target_in_hull_rejects_bad_input():
+    with pytest.raises(ValueError, match="3-D"):
+        target_in_hull(np.zeros((3, 4)), [0])
+    with pytest.raises(ValueError, match="key indices"):
+        target_in_hull(np.ones((1, 4, 2)), [4])
 
 
 def test_plot_curves_draws_each_curve_and_checks_shapes():
