@@ -84,6 +84,13 @@ def test_degrading_keeps_code_lists_and_tables_as_written():
     assert "A role over\nlines the text." in text
 
 
+def test_a_literalinclude_becomes_the_code_of_its_file(tmp_path):
+    (tmp_path / "prog.py").write_text("print('hi')\n")
+    text = degrade_myst("Listing:\n\n```{literalinclude} prog.py\n:language: python\n```\n",
+                        include_dir=tmp_path)
+    assert "```python\nprint('hi')\n```" in text and "literalinclude" not in text
+
+
 def test_myst_leftovers_are_what_the_myst_parser_reads_as_myst():
     found = [what for what, _ in myst_leftovers(
         "(sec-a)=\n# A\n\n```{note}\nx\n```\n\n:::{tip}\ny\n:::\n\nSee {ref}`sec-a`.\n\n"

@@ -147,7 +147,8 @@ def rewrite_notebook_download(app, pagename, templatename, context, doctree):
     repo = (app.config.html_theme_options or {}).get("repository_url", "")
     page_url = context.get("pageurl") or ""
     nb = export_notebook(nb, source_name=str(app.env.doc2path(pagename, base=False)),
-                         repository_url=repo, page_url=page_url, labels=reference_texts(app))
+                         repository_url=repo, page_url=page_url, labels=reference_texts(app),
+                         include_dir=Path(app.env.doc2path(pagename)).parent)
     nbformat.validate(nb)
     nbformat.write(nb, path)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import io
 import re
+from pathlib import Path
 
 import nbformat
 from myst_tokens import Directive, directive, parse
@@ -74,9 +75,21 @@ def _proof(content: str) -> str:
     return f"\n*Proof.* {body}{end}\n\n"
 
 
-def _directive(found: Directive, glue: dict | None, labels: dict | None) -> str:
+def _included(found: Directive, include_dir: Path | None) -> str:
+    """A ``{literalinclude}`` as the fenced code of the file it shows."""
+    language = found.options.get("language", "")
+    if include_dir is None:
+        return f"*(the file `{found.argument.strip()}`)*\n"
+    code = (include_dir / found.argument.strip()).read_text()
+    return f"```{language}\n{code.rstrip()}\n```\n"
+
+
+def _directive(found: Directive, glue: dict | None, labels: dict | None,
+               include_dir: Path | None = None) -> str:
     """Plain Markdown for one directive: code and math as they are, prose degraded in turn."""
     name = found.name
+    if name == "literalinclude":
+        return _included(found, include_dir)
     if name in CODE:
         return f"```{found.argument.strip()}\n{found.body.rstrip()}\n```\n"
     if name == "math":
@@ -86,7 +99,7 @@ def _directive(found: Directive, glue: dict | None, labels: dict | None) -> str:
                 "that makes it)*\n")
     if name in DROPPED:
         return ""
-    content = degrade_myst(found.body, glue, labels)  # nested directives and roles
+    content = degrade_myst(found.body, glue, labels, include_dir)  # nested directives, roles
     if name in ("figure", "image"):
         return _figure(found, content)
     if name in CONTAINERS:
@@ -162,7 +175,8 @@ def _math_without_label(source: str, label: str) -> str:
     return source.rstrip().removesuffix(f"({label})").rstrip() + "\n"
 
 
-def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple[int, str]]:
+def _edits(text: str, glue: dict | None, labels: dict | None,
+           include_dir: Path | None = None) -> dict[int, tuple[int, str]]:
     """``{first line: (end line, new text)}`` for every piece of MyST syntax in ``text``."""
     lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
     edits: dict[int, tuple[int, str]] = {}
@@ -175,7 +189,7 @@ def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple
         found = directive(token)
         if found:
             indent = source[:len(source) - len(source.lstrip(" \t"))]  # in a list item
-            new = _directive(found, glue, labels)
+            new = _directive(found, glue, labels, include_dir)
             edits[start] = (end, "".join(indent + line if line.strip() else line
                                          for line in new.splitlines(keepends=True)))
         elif token.type in ("myst_target", "myst_line_comment"):
@@ -189,14 +203,16 @@ def _edits(text: str, glue: dict | None, labels: dict | None) -> dict[int, tuple
     return edits
 
 
-def degrade_myst(text: str, glue: dict | None = None, labels: dict | None = None) -> str:
+def degrade_myst(text: str, glue: dict | None = None, labels: dict | None = None,
+                 include_dir: Path | None = None) -> str:
     """MyST Markdown rewritten as plain Jupyter Markdown (see the module docstring).
 
     ``glue`` maps glued names to their text; ``labels`` maps reference targets to the text a
-    reference to them should show (an equation's number, a section's title).
+    reference to them should show (an equation's number, a section's title); a
+    ``{literalinclude}`` becomes the code of its file, read relative to ``include_dir``.
     """
     lines = io.StringIO(text).readlines()  # split at \n only, as markdown-it
-    edits = _edits(text, glue, labels)
+    edits = _edits(text, glue, labels, include_dir)
     out, num = [], 0
     while num < len(lines):
         end, new = edits.get(num, (num + 1, lines[num]))
@@ -221,7 +237,8 @@ def glued_values(nb) -> dict:
 
 
 def export_notebook(nb, source_name: str = "", repository_url: str = "",
-                    page_url: str = "", labels: dict | None = None) -> nbformat.NotebookNode:
+                    page_url: str = "", labels: dict | None = None,
+                    include_dir: Path | None = None) -> nbformat.NotebookNode:
     """A copy of an executed MyST notebook, portable to any Jupyter front end (idempotent)."""
     nb = copy.deepcopy(nb)
     glue = glued_values(nb)
@@ -229,7 +246,7 @@ def export_notebook(nb, source_name: str = "", repository_url: str = "",
         nb.metadata.pop(key, None)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = degrade_myst(cell.source, glue, labels)
+            cell.source = degrade_myst(cell.source, glue, labels, include_dir)
         elif cell.cell_type == "code":
             for out in cell.get("outputs", []):
                 data = out.get("data")
