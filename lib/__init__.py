@@ -9,6 +9,8 @@ Small, flat modules by topic; chapters import from here::
 * :mod:`lib.attention` – softmax, its Jacobian, scaled dot-product attention
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
 * :mod:`lib.widgets` – controls with live, static and explorable faces
+* :mod:`lib.cost` – FLOP and memory counts of a layer, online softmax, tiled attention
+* :mod:`lib.measure` – best-of-several times on one BLAS thread, peak memory, log-log slopes
 """
 
 from .attention import (
@@ -21,6 +23,19 @@ from .attention import (
     softmax,
     softmax_jacobian,
 )
+from .cost import (
+    attention_bytes,
+    causal_mask,
+    crossover_length,
+    decode_flops,
+    kv_cache_bytes,
+    layer_flops,
+    online_normalizer,
+    online_softmax,
+    tiled_attention,
+    window_mask,
+)
+from .measure import best_time, loglog_slope, peak_bytes
 from .probability import (
     COMPONENT_DISTRIBUTIONS,
     expectation,
@@ -74,4 +89,19 @@ __all__ = [
     "packing_lower_bound",
     "sample_cosines",
     "time_qk",
+    # lib.cost: the cost of attention (lib.cost.attention is the masked, in-place version)
+    "attention_bytes",
+    "causal_mask",
+    "crossover_length",
+    "decode_flops",
+    "kv_cache_bytes",
+    "layer_flops",
+    "online_normalizer",
+    "online_softmax",
+    "tiled_attention",
+    "window_mask",
+    # lib.measure: times and peak memory on this machine
+    "best_time",
+    "loglog_slope",
+    "peak_bytes",
 ]
