@@ -176,13 +176,13 @@ def attention_bytes(n_q: int, n_k: int, d_k: int, d_v: int, itemsize: int = 4,
 
     Straightforward (no block sizes, as :func:`attention` allocates): the ``n_q × n_k``
     score matrix, turned into weights in place, and beside it, one at a time, the scaled
-    queries and the ``n_q × d_v`` output: ``n_q (n_k + max(d_k, d_v)) · itemsize``. Tiled (both block sizes,
-    as :func:`tiled_attention` allocates): the output, one block of scaled queries, one
-    ``b_q × b_k`` block of scores, the accumulator and one product with the values, and five
-    vectors of length ``b_q`` (running maximum and sum, block maximum, new maximum,
-    rescaling factor)::
+    queries and the ``n_q × d_v`` output: ``n_q (n_k + max(d_k, d_v)) · itemsize``. Tiled
+    (both block sizes, as :func:`tiled_attention` allocates): the output, one block of
+    scaled queries, one ``b_q × b_k`` block of scores, the accumulator and one product with
+    the values, and four vectors of length ``b_q`` (running maximum and sum, new maximum,
+    rescaling factor), all alive at once while the product is added::
 
-        (n_q d_v + b_q (d_k + b_k + 2 d_v + 5)) · itemsize,   b = min(block, n)
+        (n_q d_v + b_q (d_k + b_k + 2 d_v + 4)) · itemsize,   b = min(block, n)
 
     ``masked`` counts the boolean mask of the hidden pairs (one byte each): for the whole
     matrix, ``n_q n_k`` bytes beside the scores (instead of the queries or the output, if
@@ -191,7 +191,7 @@ def attention_bytes(n_q: int, n_k: int, d_k: int, d_v: int, itemsize: int = 4,
     >>> attention_bytes(4096, 4096, 64, 64)
     68157440
     >>> attention_bytes(4096, 4096, 64, 64, block_q=128, block_k=128)
-    1214976
+    1214464
     """
     n_q, n_k = positive_int(n_q, "n_q"), positive_int(n_k, "n_k")
     d_k, d_v = positive_int(d_k, "d_k"), positive_int(d_v, "d_v")
@@ -203,7 +203,7 @@ def attention_bytes(n_q: int, n_k: int, d_k: int, d_v: int, itemsize: int = 4,
         return n_q * n_k * itemsize + beside
     b_q = min(positive_int(block_q, "block_q"), n_q)
     b_k = min(positive_int(block_k, "block_k"), n_k)
-    return (n_q * d_v + b_q * (d_k + b_k + 2 * d_v + 5)) * itemsize + (b_q * b_k if masked else 0)
+    return (n_q * d_v + b_q * (d_k + b_k + 2 * d_v + 4)) * itemsize + (b_q * b_k if masked else 0)
 
 
 # -- masks --------------------------------------------------------------------------------------
@@ -275,18 +275,19 @@ def attention(Q, K, V, mask=None) -> np.ndarray:
 
 
 def online_normalizer(z, block_size: int = 1) -> tuple[float, float]:
-    """The softmax's maximum ``m`` and normalizer ``Z = Σ e^{z_j − m}`` in one pass over ``z``.
+    """The maximum ``m`` of ``z`` and the shifted normalizer ``ℓ = Σ_j e^{z_j − m}``, in one pass.
 
-    The scores arrive in blocks of ``block_size``; after each block the running maximum
-    and the rescaled running sum are updated (Milakov and Gimelshein, 2018):
+    The softmax denominator is ``Z = Σ_j e^{z_j} = e^m ℓ``. The scores arrive in blocks of
+    ``block_size``; after each block ``B`` the running maximum and the rescaled running sum
+    are updated (Milakov and Gimelshein, 2018):
 
-    .. math:: m \\leftarrow \\max(m, \\max_{j \\in B} z_j), \\qquad
-              Z \\leftarrow Z\\, e^{m_\\text{old} - m} + \\textstyle\\sum_{j \\in B} e^{z_j - m}
+    .. math:: m' = \\max(m, \\max_{j \\in B} z_j), \\qquad
+              \\ell \\leftarrow \\ell\\, e^{m - m'} + \\textstyle\\sum_{j \\in B} e^{z_j - m'}
 
     Derived in {ref}`sec-cost-online`.
 
-    >>> m, Z = online_normalizer([0.0, 0.0, 0.0, 0.0])
-    >>> float(m), float(Z)
+    >>> m, ell = online_normalizer([0.0, 0.0, 0.0, 0.0])
+    >>> float(m), float(ell)
     (0.0, 4.0)
     """
     z = np.asarray(z, dtype=float)
@@ -295,25 +296,25 @@ def online_normalizer(z, block_size: int = 1) -> tuple[float, float]:
     if not np.all(np.isfinite(z)):
         raise ValueError("z contains NaN or infinite values")
     block_size = positive_int(block_size, "block_size")
-    m, Z = -math.inf, 0.0
+    m, ell = -math.inf, 0.0
     for start in range(0, z.size, block_size):
         block = z[start:start + block_size]
         m_new = max(m, float(block.max()))
-        Z = Z * math.exp(m - m_new) + float(np.exp(block - m_new).sum())
+        ell = ell * math.exp(m - m_new) + float(np.exp(block - m_new).sum())
         m = m_new
-    return m, Z
+    return m, ell
 
 
 def online_softmax(z, block_size: int = 1) -> np.ndarray:
     """Softmax of a vector whose maximum and normalizer come from :func:`online_normalizer`.
 
-    .. math:: p_j = e^{z_j - m} / Z
+    .. math:: p_j = e^{z_j - m} / \\ell
 
     >>> online_softmax([0.0, 0.0]).tolist()
     [0.5, 0.5]
     """
-    m, Z = online_normalizer(z, block_size)
-    return np.exp(np.asarray(z, dtype=float) - m) / Z
+    m, ell = online_normalizer(z, block_size)
+    return np.exp(np.asarray(z, dtype=float) - m) / ell
 
 
 def tiled_attention(Q, K, V, block_q: int, block_k: int, causal: bool = False) -> np.ndarray:
@@ -343,7 +344,7 @@ def tiled_attention(Q, K, V, block_q: int, block_k: int, causal: bool = False) -
     offset = n_k - n_q                              # query i sees keys j <= i + offset
     if causal and offset < 0:
         raise ValueError(f"causal attention needs n_q <= n_k, got {n_q} and {n_k}")
-    O = np.empty((n_q, V.shape[1]), dtype=Q.dtype)
+    out = np.empty((n_q, V.shape[1]), dtype=Q.dtype)
     for i0 in range(0, n_q, block_q):
         i1 = min(i0 + block_q, n_q)
         q = Q[i0:i1] * (1 / math.sqrt(d_k))         # (b_q, d_k) scaled queries
@@ -366,5 +367,5 @@ def tiled_attention(Q, K, V, block_q: int, block_k: int, causal: bool = False) -
             acc += s @ V[j0:j1]                     # (b_q, d_v)
             m = m_new
             del s                                   # freed before the next block is formed
-        O[i0:i1] = acc / ell[:, None]
-    return O
+        out[i0:i1] = acc / ell[:, None]
+    return out
