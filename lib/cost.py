@@ -89,7 +89,8 @@ def layer_flops(n_tokens: int, d_model: int, n_heads: int, d_ff: int | None = No
         mlp           4 N d d_ff   two products, N×d by d×d_ff and back (d_ff = 4d: 16 N d²)
 
     Biases, the 1/√d_k scaling, layer norms, residual additions and the MLP's activation
-    cost O(N d) and are left out. Returns a dict of exact integers.
+    cost O(N d) and are left out. Returns a dict of exact integers. Derived in
+    {ref}`sec-cost-count`.
 
     >>> f = layer_flops(1024, 768, 12)
     >>> f["scores"] == 2 * 1024**2 * 768, f["mlp"] == 16 * 1024 * 768**2
@@ -117,6 +118,7 @@ def crossover_length(d_model: int, n_heads: int, d_ff: int | None = None,
 
     about ``2d`` against the projections and ``6d`` against the whole layer (with
     ``d_ff = 4d``). With ``causal`` (``P = N(N + 1)/2``), ``N* = 2L/(4d + 5h) - 1``.
+    Derived in {ref}`sec-cost-count`.
 
     >>> round(crossover_length(768, 12), 1), round(crossover_length(768, 12, against="layer"))
     (1506.6, 4520)
@@ -137,7 +139,8 @@ def decode_flops(t: int, d_model: int, n_heads: int, d_ff: int | None = None,
     With a KV cache only the new token is projected and its query is scored against the
     ``t`` cached keys: ``(8 d² + 4 d d_ff) + (4d + 5h) t``, linear in ``t``. Without a cache
     the whole prefix goes through the layer again, a causal forward pass over ``t`` tokens:
-    ``(8 d² + 4 d d_ff) t + (4d + 5h) t(t + 1)/2``, quadratic in ``t``.
+    ``(8 d² + 4 d d_ff) t + (4d + 5h) t(t + 1)/2``, quadratic in ``t``. Derived in
+    {ref}`sec-cost-decode`.
 
     >>> decode_flops(1, 64, 1) == decode_flops(1, 64, 1, cache=False)
     True
@@ -187,6 +190,7 @@ def attention_bytes(n_q: int, n_k: int, d_k: int, d_v: int, itemsize: int = 4,
     ``masked`` counts the boolean mask of the hidden pairs (one byte each): for the whole
     matrix, ``n_q n_k`` bytes beside the scores (instead of the queries or the output, if
     larger); for causal tiled attention, ``b_q b_k`` bytes for a block on the diagonal.
+    Derived in {ref}`sec-cost-tiled`.
 
     >>> attention_bytes(4096, 4096, 64, 64)
     68157440
