@@ -20,7 +20,8 @@ Sections (``--only`` takes a comma-separated list of them):
               cache), a rebuild with nothing changed, and a rebuild after a prose-only edit of
               one chapter (whose log must show no notebook executed); then each chapter page's
               weight (its HTML plus the images it references);
-``tests``     the whole test suite (ruff, then pytest), once.
+``tests``     the whole test suite (ruff, then pytest), once;
+``cost``      tiled against straightforward attention at N = 4096: peak-memory and time ratios.
 
 It prints a table (value, target, pass/fail) and writes the same to ``benchmarks/results.json``,
 with the machine it ran on. The real project files are never edited.
@@ -55,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 matplotlib.use("Agg")  # controls are measured headless
 BIN = Path(sys.executable).parent
-SECTIONS = ("seed", "controls", "chapters", "build", "tests")
+SECTIONS = ("seed", "controls", "chapters", "build", "tests", "cost")
 #: What a copy of the project leaves out: environments, build output, caches.
 COPY_IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
                                      "*.egg-info", ".ipynb_checkpoints")
@@ -398,6 +399,37 @@ def bench_tests(quick: bool) -> list[Row]:
     return [row("tests", "whole suite (ruff + pytest), one run", seconds, "s", "< 180", note)]
 
 
+# -- cost -------------------------------------------------------------------------------------
+def bench_cost(quick: bool) -> list[Row]:
+    """Tiled against straightforward attention at N = 4096 (one head, d = 64, float32, blocks
+    of 128, one BLAS thread): peak memory by tracemalloc, and best times, alternated."""
+    import numpy as np
+
+    from lib.cost import attention, attention_bytes, tiled_attention
+    from lib.measure import best_time, peak_bytes
+
+    n, d, block = 4096, 64, 128
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    mem_s, mem_t = peak_bytes(attention, Q, K, V), peak_bytes(tiled_attention, Q, K, V,
+                                                               block, block)
+    t_s, t_t = [], []
+    for _ in range(1 if quick else 3):
+        t_s.append(best_time(attention, Q, K, V, repeat=3))
+        t_t.append(best_time(tiled_attention, Q, K, V, block, block, repeat=1))
+    ts, tt = min(t_s), min(t_t)
+    counts = (attention_bytes(n, n, d, d), attention_bytes(n, n, d, d, block_q=block,
+                                                           block_k=block))
+    setting = f"N = {n}, d = {d}, float32, blocks of {block}, one BLAS thread"
+    return [
+        row("cost", "peak memory, straightforward / tiled", mem_s / mem_t, "x", note=(
+            f"{setting}; tracemalloc {mem_s / 1e6:.1f} MB and {mem_t / 1e6:.2f} MB, counted "
+            f"{counts[0] / 1e6:.1f} MB and {counts[1] / 1e6:.2f} MB")),
+        row("cost", "time, tiled / straightforward (numpy, no fused kernel)", tt / ts, "x",
+            note=f"{setting}; best {1e3 * ts:.0f} ms and {1e3 * tt:.0f} ms"),
+    ]
+
+
 # -- report -----------------------------------------------------------------------------------
 def fmt(value, unit) -> str:
     if value is None:
@@ -450,7 +482,7 @@ def main(argv=None) -> int:
     info = machine()
     rows: list[Row] = []
     benches = {"seed": bench_seed, "controls": bench_controls, "chapters": bench_chapters,
-               "build": bench_build, "tests": bench_tests}
+               "build": bench_build, "tests": bench_tests, "cost": bench_cost}
     for section in sections:
         print(f"[{time.strftime('%H:%M:%S')}] {section} ...", flush=True)
         rows += benches[section](args.quick)

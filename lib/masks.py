@@ -70,18 +70,26 @@ def masked_softmax(scores, mask, axis: int = -1) -> np.ndarray:
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
 
-def causal_mask(N: int) -> np.ndarray:
+def causal_mask(N: int, n_k: int | None = None) -> np.ndarray:
     """Lower-triangular mask of shape ``(N, N)``: query ``i`` sees keys ``j ≤ i``.
 
     .. math:: M_{ij} = [\\, j \\le i \\,]
 
-    It allows :math:`N(N+1)/2` of the :math:`N^2` pairs.
+    It allows :math:`N(N+1)/2` of the :math:`N^2` pairs. With ``n_k`` keys the ``N`` queries are
+    the last ``N`` positions of a sequence of ``n_k ≥ N`` tokens (decoding with a cache), and the
+    mask has shape ``(N, n_k)``: :math:`M_{ij} = [\\, j \\le i + n_k - N \\,]`.
 
     >>> causal_mask(3).astype(int).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    >>> causal_mask(1, 3).astype(int).tolist()
+    [[1, 1, 1]]
     """
     N = positive_int(N, "N")
-    return np.tri(N, N, dtype=bool)
+    n_k = N if n_k is None else positive_int(n_k, "n_k")
+    if N > n_k:
+        raise ValueError(f"causal attention needs N <= n_k (the queries are the last "
+                         f"positions), got N = {N} and n_k = {n_k}")
+    return np.tri(N, n_k, n_k - N, dtype=bool)
 
 
 def padding_mask(lengths, N: int, mask_queries: bool = False) -> np.ndarray:
