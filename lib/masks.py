@@ -96,7 +96,8 @@ def padding_mask(lengths, N: int, mask_queries: bool = False) -> np.ndarray:
     """Masks of shape ``(B, N, N)`` for a batch padded to length ``N``.
 
     Sequence ``b`` has ``lengths[b]`` real tokens followed by padding. Keys at padded
-    positions are masked:
+    positions are masked. Positions are counted from 0 here, as array indices, so the real
+    tokens are ``0, ..., L_b - 1`` (the chapter counts from 1 and writes :math:`j \\le L_b`):
 
     .. math:: M_{bij} = [\\, j < L_b \\,]
 

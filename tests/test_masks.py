@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 from pathlib import Path
 
 import jupytext
@@ -242,3 +243,16 @@ def test_chapter_masked_softmax_agrees_with_lib():
     S, mask = random_case(rng, (6, 7))
     np.testing.assert_allclose(ns["masked_softmax"](S, mask), masked_softmax(S, mask),
                                rtol=1e-12)
+
+
+def test_chapter_exact_means_agree_with_monte_carlo():
+    ns = chapter_cell("exact-means", {"np": np, "lib": lib, "math": math})
+    T = (1, 2, 8)
+    exact = ns["exact_means"](T, 0.05)  # rows of (E[sum p²], E[H])
+    np.testing.assert_allclose(exact[0], [1.0, 0.0], atol=1e-9)  # one key: p = 1, H = 0
+    rng = np.random.default_rng(41)
+    n = 200_000
+    for t, (sum_p2, H) in zip(T[1:], exact[1:], strict=True):
+        p = softmax(rng.standard_normal((n, t)), axis=-1)
+        for draws, value in (((p**2).sum(axis=1), sum_p2), (-(p * np.log(p)).sum(axis=1), H)):
+            assert abs(draws.mean() - value) < 4 * draws.std() / math.sqrt(n)
