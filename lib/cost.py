@@ -308,9 +308,11 @@ def tiled_attention(Q, K, V, block_q: int, block_k: int, causal: bool = False) -
         \\ell \\leftarrow e^{m - m'} \\ell + \\textstyle\\sum_j e^{s_j - m'}, \\quad
         acc \\leftarrow e^{m - m'} acc + \\textstyle\\sum_j e^{s_j - m'} v_j
 
-    and the output row is ``acc / ℓ``. Shapes as in :func:`attention`. With ``causal``,
-    query ``i`` sees keys ``j ≤ i + n_k − n_q`` (:func:`lib.masks.causal_mask`) and blocks of keys
-    that no query of the block sees are skipped. Extra memory: :func:`attention_bytes`.
+    and the output row is ``acc / ℓ``. Queries outside, keys inside: the loop order of Rabe and
+    Staats (2021) and of FlashAttention-2 (Dao, 2023). Shapes as in :func:`attention`. With
+    ``causal``, query ``i`` sees keys ``j ≤ i + n_k − n_q`` (:func:`lib.masks.causal_mask`) and
+    blocks of keys that no query of the block sees are skipped. Extra memory:
+    :func:`attention_bytes`.
     Derived in {ref}`sec-cost-tiled`.
 
     >>> Q = K = V = np.eye(3)

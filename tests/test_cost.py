@@ -379,3 +379,28 @@ def test_loglog_slope():
         loglog_slope([1], [1])
     with pytest.raises(ValueError, match="same length"):
         loglog_slope([1, 2], [1, 2, 3])
+
+
+# -- the chapter's banded window and rounding bound -------------------------------------------
+
+def test_chapter_banded_attention_equals_the_masked_window():
+    ns = chapter_cell("derive-banded")
+    rng = np.random.default_rng(50)
+    for n, w, block in ((1, 1, 1), (37, 1, 8), (200, 16, 7), (300, 300, 64), (129, 500, 128)):
+        Q, K, V = random_problem(rng, n, n, 8, 5)
+        np.testing.assert_allclose(ns["banded_attention"](Q, K, V, w, block),
+                                   attention(Q, K, V, mask=sliding_window_mask(n, w)),
+                                   rtol=0, atol=1e-13 * np.abs(V).max())
+
+
+@pytest.mark.parametrize("dtype, u", [(np.float64, 2.0**-53), (np.float32, 2.0**-24)])
+def test_tiled_error_is_within_the_first_order_rounding_bound(dtype, u):
+    # |ô − o| ≤ B u max|V| for each method, B = 2(d_k + 3) r + 6 n_k + 10 ({eq}`eq-cost-rounding`)
+    rng = np.random.default_rng(51)
+    for _ in range(30):
+        n_q, n_k, d_k, d_v = (int(x) for x in rng.integers(1, 120, size=4))
+        Q, K, V = random_problem(rng, n_q, n_k, d_k, d_v)
+        r = (np.abs(Q) @ np.abs(K).T).max() / math.sqrt(d_k)
+        bound = (2 * (d_k + 3) * r + 6 * n_k + 10) * u * np.abs(V).max()
+        out = tiled_attention(*(x.astype(dtype) for x in (Q, K, V)), 16, 16)
+        assert np.abs(out - attention(Q, K, V)).max() <= 2 * bound
