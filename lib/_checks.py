@@ -5,18 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 
-def _finite(x, name: str, ndim: int | None, what: str) -> np.ndarray:
-    """``x`` as a float array of ``ndim`` dimensions (``None``: any but 0), non-empty, finite."""
-    arr = np.asarray(x, dtype=float)
-    if ndim is None and arr.ndim == 0:
-        raise ValueError(f"{name} must be {what}, got a scalar")
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {what}, got an array of shape {arr.shape}")
+def _nonempty_finite(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` itself if it has entries and all of them are finite, else ``ValueError``."""
     if arr.size == 0:
         raise ValueError(f"{name} is empty: shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def _finite(x, name: str, ndim: int | None, what: str, dtype=float) -> np.ndarray:
+    """``x`` as a float array of ``ndim`` dimensions (``None``: any but 0), non-empty, finite."""
+    arr = np.asarray(x, dtype=dtype)
+    if ndim is None and arr.ndim == 0:
+        raise ValueError(f"{name} must be {what}, got a scalar")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {what}, got an array of shape {arr.shape}")
+    return _nonempty_finite(arr, name)
 
 
 def as_vector(x, name: str = "x") -> np.ndarray:
@@ -113,12 +118,17 @@ def plane_vector(v, name: str) -> np.ndarray:
 
 def as_finite(x, name: str = "x") -> np.ndarray:
     """Return ``x`` as a non-empty, finite float array of any dimension, scalars included."""
-    arr = np.asarray(x, dtype=float)
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    return _nonempty_finite(np.asarray(x, dtype=float), name)
+
+
+def as_float_matrix(x, name: str = "x") -> np.ndarray:
+    """Like :func:`as_matrix`, but a float32 (or other floating) array keeps its type."""
+    arr = np.asarray(x)
+    if not np.issubdtype(arr.dtype, np.floating):
+        if not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
+            raise ValueError(f"{name} must hold numbers, got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+    return _finite(arr, name, 2, "a 2-D matrix", dtype=arr.dtype)
 
 
 def as_stack(x, name: str = "x") -> np.ndarray:

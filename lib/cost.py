@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._checks import positive_int
+from ._checks import as_float_matrix, positive_int
 
 #: Re-exported by ``lib``. ``attention`` stays in this module (``lib.cost.attention``): the
 #: name belongs to ``lib.attention.attention``. Masks come from :mod:`lib.masks`.
@@ -35,25 +35,9 @@ SOFTMAX_OPS = 5
 
 # -- validation ---------------------------------------------------------------------------------
 
-def _matrix(x, name: str) -> np.ndarray:
-    """``x`` as a non-empty, finite, 2-D floating-point array (float32 kept, ints to float64)."""
-    arr = np.asarray(x)
-    if not np.issubdtype(arr.dtype, np.floating):
-        if not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
-            raise ValueError(f"{name} must hold numbers, got dtype {arr.dtype}")
-        arr = arr.astype(np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D matrix, got an array of shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
-
-
 def _qkv(Q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``Q (n_q, d_k)``, ``K (n_k, d_k)``, ``V (n_k, d_v)`` in one common float type."""
-    Q, K, V = _matrix(Q, "Q"), _matrix(K, "K"), _matrix(V, "V")
+    Q, K, V = as_float_matrix(Q, "Q"), as_float_matrix(K, "K"), as_float_matrix(V, "V")
     if Q.shape[1] != K.shape[1]:
         raise ValueError(
             f"Q and K must have the same width d_k, got {Q.shape[1]} and {K.shape[1]}")
@@ -329,24 +313,33 @@ def tiled_attention(Q, K, V, block_q: int, block_k: int, causal: bool = False) -
     for i0 in range(0, n_q, block_q):
         i1 = min(i0 + block_q, n_q)
         q = Q[i0:i1] * (1 / math.sqrt(d_k))         # (b_q, d_k) scaled queries
-        m = np.full(i1 - i0, -np.inf, dtype=Q.dtype)
-        ell = np.zeros(i1 - i0, dtype=Q.dtype)
-        acc = np.zeros((i1 - i0, V.shape[1]), dtype=Q.dtype)
-        last_key = i1 - 1 + offset if causal else n_k - 1
-        for j0 in range(0, last_key + 1, block_k):
-            j1 = min(j0 + block_k, n_k)
-            s = q @ K[j0:j1].T                      # (b_q, b_k) one block of scores
-            if causal and j1 - 1 > i0 + offset:     # the block crosses the diagonal
-                hidden = np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + offset
-                np.putmask(s, hidden, -np.inf)
-            m_new = np.maximum(m, s.max(axis=1))
-            alpha = np.exp(m - m_new)               # rescales what was summed so far
-            s -= m_new[:, None]                     # s becomes p = e^(s - m'), in place
-            np.exp(s, out=s)
-            ell = alpha * ell + s.sum(axis=1)
-            acc *= alpha[:, None]
-            acc += s @ V[j0:j1]                     # (b_q, d_v)
-            m = m_new
-            del s                                   # freed before the next block is formed
-        out[i0:i1] = acc / ell[:, None]
+        out[i0:i1] = _query_block(q, K, V, i0, block_k, offset if causal else None)
     return out
+
+
+def _query_block(q, K, V, i0: int, block_k: int, offset: int | None) -> np.ndarray:
+    """Outputs of the scaled queries ``q`` (rows ``i0 …``) over blocks of keys, kept online.
+
+    ``offset`` is ``None`` without a mask, else query ``i`` sees the keys ``j ≤ i + offset``.
+    """
+    i1, n_k = i0 + len(q), K.shape[0]
+    m = np.full(len(q), -np.inf, dtype=q.dtype)
+    ell = np.zeros(len(q), dtype=q.dtype)
+    acc = np.zeros((len(q), V.shape[1]), dtype=q.dtype)
+    last_key = n_k - 1 if offset is None else i1 - 1 + offset
+    for j0 in range(0, last_key + 1, block_k):
+        j1 = min(j0 + block_k, n_k)
+        s = q @ K[j0:j1].T                          # (b_q, b_k) one block of scores
+        if offset is not None and j1 - 1 > i0 + offset:   # the block crosses the diagonal
+            hidden = np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + offset
+            np.putmask(s, hidden, -np.inf)
+        m_new = np.maximum(m, s.max(axis=1))
+        alpha = np.exp(m - m_new)                   # rescales what was summed so far
+        s -= m_new[:, None]                         # s becomes p = e^(s - m'), in place
+        np.exp(s, out=s)
+        ell = alpha * ell + s.sum(axis=1)
+        acc *= alpha[:, None]
+        acc += s @ V[j0:j1]                         # (b_q, d_v)
+        m = m_new
+        del s                                       # freed before the next block is formed
+    return acc / ell[:, None]
