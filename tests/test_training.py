@@ -143,6 +143,16 @@ def test_unscaled_at_lr_over_d_k_is_scaled_from_a_longer_query():
         np.testing.assert_allclose(raw["loss"], scaled["loss"], rtol=1e-9, atol=1e-12)
 
 
+def test_scaling_is_a_short_start_and_a_small_rate():
+    """Scaled training at rate η from q₀ is unscaled training at rate η/d_k from q₀/√d_k."""
+    for d_k in (9, 64):
+        q, K, V, t = problems(B=16, m=8, d_k=d_k, d_v=8, seed=d_k + 1)
+        scaled = train_query(q, K, V, t, scale=True, lr=0.5, steps=40)
+        raw = train_query(q / np.sqrt(d_k), K, V, t, scale=False, lr=0.5 / d_k, steps=40)
+        np.testing.assert_allclose(np.sqrt(d_k) * raw["q"], scaled["q"], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(raw["weights"], scaled["weights"], rtol=1e-9, atol=1e-12)
+
+
 def test_target_in_hull_matches_a_direct_construction():
     rng = np.random.default_rng(7)
     K = rng.standard_normal((40, 6, 3))
