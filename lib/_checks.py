@@ -65,7 +65,7 @@ def positive_float(x, name: str) -> float:
     return value
 
 
-def generator(rng) -> np.random.Generator:
+def require_generator(rng) -> np.random.Generator:
     """Raise ``ValueError`` unless ``rng`` is a ``numpy.random.Generator`` (explicit randomness)."""
     if not isinstance(rng, np.random.Generator):
         raise ValueError(

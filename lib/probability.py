@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._checks import as_vector, generator, positive_int
+from ._checks import as_vector, positive_int, require_generator
 
 __all__ = [
     "COMPONENT_DISTRIBUTIONS",
@@ -96,7 +96,7 @@ def sample_components(dist: str, size, rng: np.random.Generator) -> np.ndarray:
     >>> sample_components("coin", 4, np.random.default_rng(0)).tolist()
     [1.0, -1.0, -1.0, -1.0]
     """
-    rng = generator(rng)
+    rng = require_generator(rng)
     if dist == "normal":
         return rng.standard_normal(size)
     if dist == "uniform":

@@ -14,7 +14,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import generator, non_negative_float, positive_int
+from ._checks import non_negative_float, positive_int, require_generator
 
 __all__ = ["time_qk", "time_qk_sweep"]
 
@@ -48,7 +48,7 @@ def time_qk(N: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
     repeat, threads = positive_int(repeat, "repeat"), positive_int(threads, "threads")
     min_time = non_negative_float(min_time, "min_time")
     dt = _dtype(dtype)
-    rng = generator(rng)
+    rng = require_generator(rng)
     Q = rng.standard_normal((N, d_k)).astype(dt)  # (N, d_k)
     K = rng.standard_normal((N, d_k)).astype(dt)  # (N, d_k)
     S = np.empty((N, N), dtype=dt)                # (N, N)
@@ -80,6 +80,6 @@ def time_qk_sweep(shapes, rng: np.random.Generator, repeat: int = 5, min_time: f
         pairs.append((positive_int(shape[0], "N"), positive_int(shape[1], "d_k")))
     if not pairs:
         raise ValueError("shapes is empty: give at least one pair (N, d_k)")
-    rng = generator(rng)
+    rng = require_generator(rng)
     return [time_qk(N, d_k, rng, repeat=repeat, min_time=min_time, dtype=dtype,
                     threads=threads) for N, d_k in pairs]

@@ -27,10 +27,10 @@ import numpy as np
 from ._checks import (
     as_matrix,
     as_stack,
-    generator,
     indices,
     positive_float,
     positive_int,
+    require_generator,
 )
 from .attention import softmax
 
@@ -57,7 +57,7 @@ def make_retrieval_problems(n_problems: int, m: int, d_k: int, d_v: int, rng):
     if m < 2:
         raise ValueError(f"m must be at least 2 (a choice between keys), got {m}")
     d_k, d_v = positive_int(d_k, "d_k"), positive_int(d_v, "d_v")
-    rng = generator(rng)
+    rng = require_generator(rng)
     K = rng.standard_normal((B, m, d_k))
     V = rng.standard_normal((B, m, d_v))
     q = rng.standard_normal((B, d_k))

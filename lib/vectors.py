@@ -18,7 +18,14 @@ import math
 
 import numpy as np
 
-from ._checks import as_vector, generator, nonzero_length, positive_int, same_length, tolerance
+from ._checks import (
+    as_vector,
+    nonzero_length,
+    positive_int,
+    require_generator,
+    same_length,
+    tolerance,
+)
 
 __all__ = [
     "angle",
@@ -141,7 +148,7 @@ def random_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
     (2,)
     """
     d, n = _dimension(d), positive_int(n, "n")
-    rng = generator(rng)
+    rng = require_generator(rng)
     a = rng.standard_normal((n, d))
     b = rng.standard_normal((n, d))
     c = np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
@@ -195,7 +202,7 @@ def sample_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
     (3,)
     """
     d, n = _dimension(d), positive_int(n, "n")
-    rng = generator(rng)
+    rng = require_generator(rng)
     a = (d - 1) / 2
     return 2.0 * rng.beta(a, a, n) - 1.0
 
@@ -260,7 +267,7 @@ def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generat
     """
     d, eps = _dimension(d), tolerance(eps)
     n_candidates, chunk = positive_int(n_candidates, "n_candidates"), positive_int(chunk, "chunk")
-    rng = generator(rng)
+    rng = require_generator(rng)
     kept = np.empty((0, d))
     done = 0
     while done < n_candidates:

@@ -1,9 +1,6 @@
 """Input validation shared by lib, and the plotting helpers' contracts."""
 
 import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -61,9 +58,9 @@ def test_positive_float_rejects(bad):
 
 def test_generator_required():
     with pytest.raises(ValueError, match="numpy.random.Generator"):
-        _checks.generator(0)
+        _checks.require_generator(0)
     with pytest.raises(ValueError, match="RandomState"):
-        _checks.generator(np.random.RandomState(0))
+        _checks.require_generator(np.random.RandomState(0))
 
 
 @pytest.mark.parametrize("bad", [1.0, -0.1, float("nan"), "wide", None])

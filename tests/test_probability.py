@@ -170,9 +170,6 @@ def test_chapter_simulation_agrees_with_lib():
 # -- the plot helper this chapter added -------------------------------------------------------
 
 def test_plot_normal_density_draws_the_density():
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from lib.plotting import plot_normal_density

@@ -187,9 +187,6 @@ def test_target_in_hull_rejects_bad_input():
 
 
 def test_plot_curves_draws_each_curve_and_checks_shapes():
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from lib.plotting import plot_curves

@@ -8,10 +8,6 @@ import math
 from pathlib import Path
 
 import jupytext
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
