@@ -161,10 +161,9 @@ def test_scaled_scores_have_unit_variance():
     ([[np.nan, 1.0]], [[1.0, 2.0]], "NaN"),
 ])
 def test_scores_reject_bad_shapes(Q, K, message):
-    with pytest.raises(ValueError, match=message):
-        scores(Q, K)
-    with pytest.raises(ValueError, match=message):
-        attention_weights(Q, K)
+    for f in (scores, attention_weights):
+        with pytest.raises(ValueError, match=message):
+            f(Q, K)
 
 
 def test_attention_weights_rows_are_softmaxes_of_scores():

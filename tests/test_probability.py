@@ -60,10 +60,9 @@ def test_expectation_accepts_floats_that_sum_to_one():
     ([1, 2], [0.5, 0.4], "sum to 1"),
 ])
 def test_expectation_and_variance_reject_bad_distributions(values, probs, message):
-    with pytest.raises(ValueError, match=message):
-        expectation(values, probs)
-    with pytest.raises(ValueError, match=message):
-        variance(values, probs)
+    for f in (expectation, variance):
+        with pytest.raises(ValueError, match=message):
+            f(values, probs)
 
 
 def test_independent_pair_enumerates_the_product_distribution():
