@@ -24,11 +24,19 @@ What it does to each MyST notebook, and why:
    (the same words and link), and JupyterLab shows the text. The numbers follow Sphinx's: the
    chapter's number among the numbered chapters of ``_toc.yml``, then the figure's position
    among the chapter's named figures. Re-running the script renumbers.
+5. **Citations.** jupyterlab-myst reads no bibliography, so every ``{cite:p}`` shows as
+   "Citation Not Found". ``{cite:p}`a,b``` becomes ``([A et al., 2017](../references.bib#a);
+   [B, 2018](../references.bib#b))`` and ``{cite:t}`a``` becomes ``[A et al. (2017)](...#a)``:
+   author and year, linked to the entry in ``references.bib``. The project's Sphinx extension
+   ``tools/sphinx_ext/lab_citations.py`` turns these links back into the same roles before
+   Sphinx reads the page, so the site's citations and bibliography do not change.
+   Plain Markdown pages (``book/intro.md``) get this change only.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -37,6 +45,7 @@ import jupytext
 import yaml
 from jupyter_client.kernelspec import KernelSpecManager
 from jupytext.config import load_jupytext_config
+from pybtex.database import parse_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
@@ -83,13 +92,48 @@ def rewrite_figure_refs(source: str, numbers: dict[str, str], path: Path) -> str
     return FIG_REF.sub(replace, source)
 
 
+CITE = re.compile(r"\{cite(?::(?P<kind>[a-z]+))?\}`(?P<keys>[^`]*)`")
+
+
+def author_year(entry) -> tuple[str, str]:
+    """``("Vaswani et al.", "2017")``: last names as sphinxcontrib-bibtex's author_year style
+    abbreviates them (one, two joined by "and", or the first and "et al.")."""
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
+    names = (last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
+             else f"{last[0]} et al." if last else entry.fields.get("title", "?"))
+    return names, entry.fields.get("year", "n.d.")
+
+
+def rewrite_citations(source: str, path: Path, bib: Path = ROOT / "references.bib") -> str:
+    entries = parse_file(str(bib)).entries
+    target = os.path.relpath(bib, path.resolve().parent)
+
+    def link(key: str, narrative: bool) -> str:
+        if key not in entries:
+            raise SystemExit(f"{path}: citation of {key}, which is not in {bib.name}")
+        names, year = author_year(entries[key])
+        text = f"{names} ({year})" if narrative else f"{names}, {year}"
+        return f"[{text}]({target}#{key})"
+
+    def replace(match: re.Match) -> str:
+        keys = [k.strip() for k in match["keys"].split(",")]
+        if match["kind"] == "t" and len(keys) == 1:
+            return link(keys[0], narrative=True)
+        if match["kind"] == "p" and all(re.fullmatch(r"[\w:.-]+", k) for k in keys):
+            return "(" + "; ".join(link(k, narrative=False) for k in keys) + ")"
+        raise SystemExit(f"{path}: no link form for {match[0]} (only {{cite:p}} and a "
+                         "one-key {cite:t} without pre- or post-text)")
+    return CITE.sub(replace, source)
+
+
 def kernel_display_name(name: str) -> str:
     """The display name the environment's kernel ``name`` reports (what JupyterLab writes)."""
     return KernelSpecManager().get_kernel_spec(name).display_name
 
 
 def lab_compatible(path: Path) -> str:
-    """The text of chapter ``path`` after the four changes of the module docstring."""
+    """The text of chapter ``path`` after the changes of the module docstring."""
     nb = jupytext.reads(path.read_text(encoding="utf-8"), fmt=FORMAT)
     spec = nb.metadata.setdefault("kernelspec", {"name": "python3", "language": "python"})
     spec["display_name"] = kernel_display_name(spec["name"])
@@ -98,7 +142,8 @@ def lab_compatible(path: Path) -> str:
         if cell.cell_type == "code" and "hide-cell" in cell.metadata.get("tags", []):
             cell.metadata["jupyter"] = dict(HIDDEN)
         elif cell.cell_type == "markdown":
-            cell.source = rewrite_figure_refs(cell.source, numbers, path)
+            cell.source = rewrite_citations(
+                rewrite_figure_refs(cell.source, numbers, path), path)
     return jupytext.writes(nb, fmt=FORMAT, config=load_jupytext_config(str(path)))
 
 
@@ -111,9 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for path in args.chapters:
         text = path.read_text(encoding="utf-8")
-        if text.startswith("---\njupytext:") is False:
-            continue  # not a notebook (intro, references): nothing to do
-        new = lab_compatible(path)
+        if text.startswith("---\njupytext:"):
+            new = lab_compatible(path)
+        else:  # a plain Markdown page (intro): only its citations
+            new = rewrite_citations(text, path)
         if new != text:
             stale.append(path)
             if not args.check:
