@@ -32,10 +32,11 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import nbformat
 import pytest
 import requests
 
-from tests.nbharness import ROOT, chapter_paths, read_chapter
+from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium")
@@ -204,7 +205,6 @@ JS_STATE = """() => {
     markdown: md.length,
     rendered: md.filter(c => (c.querySelector('.myst') || {}).innerText).length,
     code: code.length,
-    prompts: code.map(c => (c.querySelector('.jp-InputPrompt') || {}).innerText || ''),
     collapsed: code.filter(c => c.querySelector('.jp-InputPlaceholder')).length,
     notFound: Array.from(nb.querySelectorAll('[title]')).map(e => e.title + ': ' + e.innerText)
       .filter(t => /Not Found/.test(t)),
@@ -229,9 +229,12 @@ def browser():
             chromium.close()
 
 
-def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float = 90):
-    """A page with ``chapter`` open in JupyterLab and every Markdown cell rendered."""
+def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float = 90, watch=None):
+    """A page with ``chapter`` open in JupyterLab and every Markdown cell rendered
+    (``watch(page)`` is called before it loads, to attach listeners)."""
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    if watch:
+        watch(page)
     page.goto(lab.url(rel(chapter)))
     page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
     nb = read_chapter(chapter)
@@ -270,20 +273,34 @@ def scroll_through(page, shots: str | None = None) -> None:
         page.screenshot(path=str(ARTIFACTS / f"{shots}-bottom.png"))
 
 
-def run_all(page, n_code: int, timeout: float = RUN_TIMEOUT) -> dict:
+# The current notebook's code cells without an execution count, and its kernel's status.
+JS_PENDING = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.model.cells;
+  let pending = 0;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && !cell.executionCount) pending++;
+  }
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return {pending, status: kernel ? kernel.status : 'none'};
+}"""
+
+
+def run_all(page, timeout: float = RUN_TIMEOUT) -> dict:
+    """Run All, as from JupyterLab's Run menu; wait until every code cell has run (or an
+    error shows). Returns the notebook's state and ``pending``, the cells left unrun."""
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     deadline = time.monotonic() + timeout
     while True:
-        state = page.evaluate(JS_STATE)
-        done = [re.fullmatch(r"\[\d+\]:", p.strip()) for p in state["prompts"]]
-        if len(done) == n_code and all(done):
-            return state
-        if state["errors"] or time.monotonic() > deadline:
-            return state
         page.wait_for_timeout(250)
+        state, run = page.evaluate(JS_STATE), page.evaluate(JS_PENDING)
+        finished = run["pending"] == 0 and run["status"] == "idle"
+        if finished or state["errors"] or time.monotonic() > deadline:
+            return {**state, "pending": run["pending"]}
 
 
-INPUTS = ".widget-slider .noUi-handle, input[type=checkbox], select"
+INPUTS = ".widget-slider .noUi-handle, input[type=checkbox], .widget-toggle-buttons, select"
 # For each live control: its inputs (slider handle, checkbox, dropdown) and its image.
 JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-OutputArea-output'))
   .filter(o => o.querySelector('.widget-image') &&
@@ -296,7 +313,9 @@ JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-Output
 # key press to the new image being loaded and on screen (ms), or null after 5 s.
 JS_ARM = """([control, input]) => {
   const out = document.querySelector(`[data-control="${control}"]`);
-  const el = out.querySelectorAll('INPUTS')[input];
+  let el = out.querySelectorAll('INPUTS')[input];
+  const buttons = el.classList.contains('widget-toggle-buttons');
+  if (buttons) el = el.querySelector('button:not(.mod-active)');
   const img = out.querySelector('.widget-image');
   el.scrollIntoView({block: 'center'});
   el.focus();
@@ -314,26 +333,53 @@ JS_ARM = """([control, input]) => {
     });
     obs.observe(img, {attributes: true, attributeFilter: ['src']});
   });
-  return el.tagName === 'SELECT' ? 'select' : el.type === 'checkbox' ? 'checkbox' : 'slider';
+  return buttons ? 'buttons' : el.tagName === 'SELECT' ? 'select'
+    : el.type === 'checkbox' ? 'checkbox' : 'slider';
 }""".replace("INPUTS", INPUTS)
 KEYS = {"slider": ("ArrowRight", "ArrowLeft"), "checkbox": ("Space", "Space"),
-        "select": ("ArrowDown", "ArrowUp")}
+        "buttons": ("Space", "Space"), "select": ("ArrowDown", "ArrowUp")}
+# A focused <select> (an ipywidgets Dropdown) does not keep its keys in JupyterLab: the
+# notebook's command-mode shortcuts take them (ArrowDown selects the next cell, a digit turns
+# the cell into a Markdown heading). Such a control cannot be moved with the keyboard.
+KEYBOARD_TRAP = "select"
 
 
-def control_latencies(page, presses: int = 5) -> list[dict]:
+def expected_controls(chapter: Path) -> int:
+    """How many controls the chapter displays: outputs ``Control(...)`` in its reference."""
+    nb = nbformat.read(reference_path(chapter), as_version=4)
+    return sum(out.get("data", {}).get("text/plain", "").startswith("Control(")
+               for cell in nb.cells if cell.cell_type == "code"
+               for out in cell.get("outputs", []))
+
+
+def live_controls(page, expected: int, timeout: float = 30) -> list[int]:
+    """The number of inputs of each live control on the page, once ``expected`` are shown."""
+    deadline = time.monotonic() + timeout
+    while len(counts := page.evaluate(JS_CONTROLS)) < expected:
+        if time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
+    return counts
+
+
+def control_latencies(page, counts: list[int], presses: int = 5) -> list[dict]:
     """Move every input of every live control with the keyboard, ``presses`` times, and time
     each key press to the new image being on screen (ms). One dict per input:
-    ``{control, input, kind, latencies}``; a ``None`` latency means the image never changed."""
-    counts = page.evaluate(JS_CONTROLS)
+    ``{control, input, kind, latencies}``; a ``None`` latency means the image did not change
+    (after a second try in the other direction, in case the input was at its end)."""
     results = []
     for control, n_inputs in enumerate(counts):
         for i in range(n_inputs):
             times, kind = [], None
             for k in range(presses):
-                kind = page.evaluate(JS_ARM, [control, i])
-                page.keyboard.press(KEYS[kind][k % 2])
-                times.append(page.evaluate("() => window.__latency"))
-                page.wait_for_timeout(100)
+                for key in (k % 2, (k + 1) % 2):
+                    kind = page.evaluate(JS_ARM, [control, i])
+                    page.keyboard.press(KEYS[kind][key])
+                    latency = page.evaluate("() => window.__latency")
+                    page.wait_for_timeout(100)
+                    if latency is not None:
+                        break
+                times.append(latency)
             results.append({"control": control, "input": i, "kind": kind, "latencies": times})
     return results
 
@@ -343,7 +389,6 @@ def control_latencies(page, presses: int = 5) -> list[dict]:
 def test_chapter_in_jupyterlab(lab, chapter):
     ARTIFACTS.mkdir(exist_ok=True)
     nb = read_chapter(chapter)
-    n_code = sum(c.cell_type == "code" for c in nb.cells)
     n_hidden = sum(c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", [])
                    for c in nb.cells)
     with unchanged(chapter) as before, browser() as chromium:
@@ -357,14 +402,20 @@ def test_chapter_in_jupyterlab(lab, chapter):
             f"{chapter.name}: {state['collapsed']} collapsed code cells, "
             f"{n_hidden} solutions (hide-cell) to hide")
 
-        state = run_all(page, n_code)
+        state = run_all(page)
         page.screenshot(path=str(ARTIFACTS / f"lab-{chapter.stem}-run.png"))
         assert not state["errors"], f"{chapter.name}, Run All: {state['errors']}"
-        assert all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in state["prompts"]), (
-            f"{chapter.name}: Run All did not finish in {RUN_TIMEOUT} s: {state['prompts']}")
+        assert not state["pending"], (
+            f"{chapter.name}: {state['pending']} cells not run after {RUN_TIMEOUT} s")
 
-        moved = control_latencies(page, presses=2)
+        counts = live_controls(page, expected_controls(chapter))
+        assert len(counts) == expected_controls(chapter), (
+            f"{chapter.name}: {len(counts)} live controls shown, "
+            f"{expected_controls(chapter)} expected")
+        moved = control_latencies(page, counts, presses=2)
         dead = [m for m in moved if None in m["latencies"]]
+        trapped = [m for m in dead if m["kind"] == KEYBOARD_TRAP]
+        dead = [m for m in dead if m["kind"] != KEYBOARD_TRAP]
         assert not dead, f"{chapter.name}: controls that do not redraw: {dead}"
 
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
@@ -374,6 +425,10 @@ def test_chapter_in_jupyterlab(lab, chapter):
         after = chapter.read_bytes()
         page.close()
     assert after == before, f"saving {chapter.name} from JupyterLab rewrote the file"
+    assert not trapped, (
+        f"{chapter.name}: {len(trapped)} dropdown control(s) cannot be moved with the keyboard "
+        "in JupyterLab (the notebook's shortcuts take the keys of a <select>); "
+        "lib.widgets should render a Choice as ipywidgets.ToggleButtons")
 
 
 def lab_latencies(presses: int = 9) -> dict[str, dict]:
@@ -384,8 +439,9 @@ def lab_latencies(presses: int = 9) -> dict[str, dict]:
         for chapter in chapter_paths():
             with unchanged(chapter):
                 page = open_chapter(chromium, server, chapter)
-                run_all(page, sum(c.cell_type == "code" for c in read_chapter(chapter).cells))
-                for m in control_latencies(page, presses=presses):
+                run_all(page)
+                counts = live_controls(page, expected_controls(chapter))
+                for m in control_latencies(page, counts, presses=presses):
                     ok = [t for t in m["latencies"] if t is not None]
                     out[f"{chapter.stem} control {m['control']} input {m['input']} "
                         f"({m['kind']})"] = {
