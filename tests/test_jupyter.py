@@ -59,15 +59,15 @@ def free_port() -> int:
 class JupyterLab:
     """The project's ``jupyter lab``, configured by ``postBuild`` in a private folder."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, root: Path = ROOT):
+        self.folder, self.root = folder, root
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, JUPYTER_CONFIG_DIR=str(folder / "config"),
                         JUPYTER_RUNTIME_DIR=str(folder / "runtime"),
                         JUPYTER_DATA_DIR=str(folder / "data"),
                         PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-        subprocess.run(["bash", str(ROOT / "postBuild")], env=self.env, cwd=ROOT, check=True,
+        subprocess.run(["bash", str(root / "postBuild")], env=self.env, cwd=root, check=True,
                        timeout=60)
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"token {self.token}"
@@ -75,13 +75,13 @@ class JupyterLab:
         self.proc = subprocess.Popen(
             [str(VENV_BIN / "jupyter-lab"), "--no-browser", "--ServerApp.ip=127.0.0.1",
              f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={ROOT}",
+             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={root}",
              f"--LabApp.user_settings_dir={folder / 'user-settings'}",
              f"--LabApp.workspaces_dir={folder / 'workspaces'}",
              # window.jupyterapp, to run JupyterLab's own commands (Run All, Save)
              "--LabApp.expose_app_in_browser=True"]
             + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-            env=self.env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+            env=self.env, cwd=root, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
@@ -125,9 +125,9 @@ class JupyterLab:
 
 
 @contextlib.contextmanager
-def running_lab():
+def running_lab(root: Path = ROOT):
     with tempfile.TemporaryDirectory(prefix="jupyterlab-") as tmp:
-        lab = JupyterLab(Path(tmp))
+        lab = JupyterLab(Path(tmp), root)
         try:
             yield lab
         finally:
@@ -151,8 +151,8 @@ def unchanged(path: Path):
             path.write_bytes(before)
 
 
-def rel(chapter: Path) -> str:
-    return str(chapter.relative_to(ROOT))
+def rel(chapter: Path, root: Path = ROOT) -> str:
+    return str(chapter.relative_to(root))
 
 
 # -- the server, through its REST API ---------------------------------------------------------
@@ -235,7 +235,7 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float = 90, 
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     if watch:
         watch(page)
-    page.goto(lab.url(rel(chapter)))
+    page.goto(lab.url(rel(chapter, lab.root)))
     page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
     nb = read_chapter(chapter)
     n_md = sum(c.cell_type == "markdown" for c in nb.cells)
@@ -304,7 +304,7 @@ INPUTS = ".widget-slider .noUi-handle, input[type=checkbox], .widget-toggle-butt
 # For each live control: its inputs (slider handle, checkbox, dropdown) and its image.
 JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-OutputArea-output'))
   .filter(o => o.querySelector('.widget-image') &&
-               o.querySelector('.widget-slider, .widget-checkbox, .widget-dropdown'))
+               o.querySelector('INPUTS'))
   .map((o, i) => { o.dataset.control = i; return o.querySelectorAll('INPUTS').length; })
 """.replace("NOTEBOOK", NOTEBOOK).replace("INPUTS", INPUTS)
 
@@ -412,7 +412,7 @@ def test_chapter_in_jupyterlab(lab, chapter):
         assert len(counts) == expected_controls(chapter), (
             f"{chapter.name}: {len(counts)} live controls shown, "
             f"{expected_controls(chapter)} expected")
-        moved = control_latencies(page, counts, presses=2)
+        moved = control_latencies(page, counts, presses=3)  # odd: sliders end off default
         dead = [m for m in moved if None in m["latencies"]]
         trapped = [m for m in dead if m["kind"] == KEYBOARD_TRAP]
         dead = [m for m in dead if m["kind"] != KEYBOARD_TRAP]
