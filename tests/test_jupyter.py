@@ -155,6 +155,31 @@ def rel(chapter: Path, root: Path = ROOT) -> str:
     return str(chapter.relative_to(root))
 
 
+# -- the chapters' source ---------------------------------------------------------------------
+def test_chapters_are_lab_compatible():
+    """Header, jupytext formatting, hidden solutions, figure references and citations as
+    ``tools/lab_compat.py`` writes them (run it after editing a chapter)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lab_compat
+
+    pages = [*chapter_paths(), ROOT / "book" / "intro.md"]
+    assert lab_compat.main(["--check", *map(str, pages)]) == 0, (
+        "run `.venv/bin/python tools/lab_compat.py book/*.md` and commit the result")
+
+
+def test_citation_links_read_back_as_the_roles():
+    sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+    import lab_citations
+    import lab_compat
+
+    text = ("as {cite:t}`vaswani2017attention` showed {cite:p}`ba2016layer`, see also "
+            "{cite:p}`johnson1984extensions,vershynin2018high`.")
+    links = lab_compat.rewrite_citations(text, ROOT / "book" / "x.md")
+    assert "{cite" not in links and "[Vaswani et al. (2017)](../references.bib#" in links
+    assert lab_citations.to_roles(links) == text
+
+
 # -- the server, through its REST API ---------------------------------------------------------
 def test_postbuild_makes_markdown_open_as_a_notebook(lab):
     settings = lab.get("/lab/api/settings/@jupyterlab/docmanager-extension:plugin").json()
