@@ -20,6 +20,10 @@ Sections (``--only`` takes a comma-separated list of them):
               cache), a rebuild with nothing changed, and a rebuild after a prose-only edit of
               one chapter (whose log must show no notebook executed); then each chapter page's
               weight (its HTML plus the images it references);
+``lab``       the live controls in the project's JupyterLab, in Chromium (Playwright, as
+              ``tests/test_jupyter.py`` drives it): each chapter opened and run, then every
+              input of every control moved with the keyboard; median time from the key press
+              to the new image on screen (kernel round trip, redraw and PNG included);
 ``tests``     the whole test suite (ruff, then pytest), once;
 ``cost``      tiled against straightforward attention at N = 4096: peak-memory and time ratios.
 
@@ -56,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 matplotlib.use("Agg")  # controls are measured headless
 BIN = Path(sys.executable).parent
-SECTIONS = ("seed", "controls", "chapters", "build", "tests", "cost")
+SECTIONS = ("seed", "controls", "chapters", "build", "lab", "tests", "cost")
 #: What a copy of the project leaves out: environments, build output, caches.
 COPY_IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
                                      "*.egg-info", ".ipynb_checkpoints")
@@ -386,6 +390,27 @@ def bench_build(quick: bool) -> list[Row]:
     return rows
 
 
+# -- lab --------------------------------------------------------------------------------------
+def bench_lab(quick: bool) -> list[Row]:
+    """Input-to-image latency of every live control input in JupyterLab, in a real browser."""
+    from tests.test_jupyter import CHROMIUM, lab_latencies
+
+    if CHROMIUM is None:
+        return [row("lab", "controls in JupyterLab", None, "ms", "< 50",
+                    "needs Debian's chromium (apt-get install -y chromium)")]
+    rows = []
+    for name, result in lab_latencies(presses=3 if quick else 9).items():
+        ok = sorted(t for t in result["all"] if t is not None)
+        note = (f"{len(ok)} key presses, {ok[0]:.0f}-{ok[-1]:.0f} ms" if ok
+                else "the image never changed")
+        if len(ok) < len(result["all"]):
+            note += f"; {len(result['all']) - len(ok)} presses without a new image"
+        line = row("lab", f"input to image: {name}", result["median"], "ms", "< 50", note)
+        line.ok = line.ok if ok else False  # an input that never redraws fails
+        rows.append(line)
+    return rows
+
+
 # -- tests ------------------------------------------------------------------------------------
 def bench_tests(quick: bool) -> list[Row]:
     """``make test`` without make: ruff, then pytest (which also builds the site strictly)."""
@@ -482,7 +507,8 @@ def main(argv=None) -> int:
     info = machine()
     rows: list[Row] = []
     benches = {"seed": bench_seed, "controls": bench_controls, "chapters": bench_chapters,
-               "build": bench_build, "tests": bench_tests, "cost": bench_cost}
+               "build": bench_build, "lab": bench_lab, "tests": bench_tests,
+               "cost": bench_cost}
     for section in sections:
         print(f"[{time.strftime('%H:%M:%S')}] {section} ...", flush=True)
         rows += benches[section](args.quick)

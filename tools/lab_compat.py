@@ -1,0 +1,173 @@
+"""Make the chapters read in JupyterLab as they do on the website, and survive a save there.
+
+Run it on the chapters after editing them (it is idempotent; a second run changes nothing)::
+
+    .venv/bin/python tools/lab_compat.py book/*.md          # rewrite in place
+    .venv/bin/python tools/lab_compat.py --check book/*.md  # exit 1 if a file would change
+
+What it does to each MyST notebook, and why:
+
+1. **Header.** The kernelspec's ``display_name`` becomes what the environment's kernel reports
+   (``Python 3 (ipykernel)``): JupyterLab writes that name into the notebook when it starts the
+   kernel, so any other name marks the chapter modified as soon as it opens.
+2. **Jupytext's own formatting.** The file is written as jupytext writes it, with the project's
+   ``jupytext.toml``, so that a save from JupyterLab (jupytext's contents manager) gives back
+   the same bytes. This re-wraps cell metadata (captions, alt texts) the way jupytext's YAML
+   writer does; the parsed notebook is unchanged.
+3. **Hidden solutions.** A code cell tagged ``hide-cell`` (the code of a solution) also gets
+   ``jupyter: {source_hidden: true, outputs_hidden: true}``, the cell metadata JupyterLab
+   reads to collapse a cell's input and output. The site keeps using the tag.
+4. **Figure references.** jupyterlab-myst renders only the Markdown cells, so it never sees
+   a figure declared in a code cell's ``mystnb`` metadata, and ``{numref}`fig-x``` shows as
+   "Cross Reference Not Found". Each such reference is written with its number as explicit
+   text, ``{ref}`Fig. 2.1 <fig-x>```: the site renders exactly what ``{numref}`` rendered
+   (the same words and link), and JupyterLab shows the text. The numbers follow Sphinx's: the
+   chapter's number among the numbered chapters of ``_toc.yml``, then the figure's position
+   among the chapter's named figures. Re-running the script renumbers.
+5. **Citations.** jupyterlab-myst reads no bibliography, so every ``{cite:p}`` shows as
+   "Citation Not Found". ``{cite:p}`a,b``` becomes ``([A et al., 2017](../references.bib#a);
+   [B, 2018](../references.bib#b))`` and ``{cite:t}`a``` becomes ``[A et al. (2017)](...#a)``:
+   author and year, linked to the entry in ``references.bib``. The project's Sphinx extension
+   ``tools/sphinx_ext/lab_citations.py`` turns these links back into the same roles before
+   Sphinx reads the page, so the site's citations and bibliography do not change.
+   Plain Markdown pages (``book/intro.md``) get this change only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import yaml
+from jupyter_client.kernelspec import KernelSpecManager
+from jupytext.config import load_jupytext_config
+from pybtex.database import parse_file
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMAT = "md:myst"
+FIG_FORMAT = "Fig. {number}"
+HIDDEN = {"source_hidden": True, "outputs_hidden": True}
+
+# {numref}`fig-x`, {numref}`Figure %s <fig-x>`, and this script's own {ref}`Fig. 2.1 <fig-x>`.
+FIG_REF = re.compile(
+    r"\{numref\}`(?:(?P<title>[^`<]*?)\s*<)?(?P<a>fig-[\w-]+)>?`"
+    r"|\{ref\}`Fig\. [\d.]+ <(?P<b>fig-[\w-]+)>`"
+)
+
+
+def numbered_chapters(toc: Path = ROOT / "_toc.yml") -> list[Path]:
+    """The chapters in the numbered parts of ``_toc.yml``, in order (chapter 1 first)."""
+    data = yaml.safe_load(toc.read_text())
+    files = [ch["file"] for part in data.get("parts", []) if part.get("numbered")
+             for ch in part.get("chapters", [])]
+    return [(ROOT / f).with_suffix(".md").resolve() for f in files]
+
+
+def figure_names(nb) -> list[str]:
+    """The figure names declared in the code cells' ``mystnb`` metadata, in order."""
+    return [cell.metadata["mystnb"]["figure"]["name"] for cell in nb.cells
+            if cell.cell_type == "code"
+            and "name" in cell.metadata.get("mystnb", {}).get("figure", {})]
+
+
+def figure_numbers(path: Path, nb) -> dict[str, str]:
+    """``{figure name: "2.1"}`` as Sphinx numbers this chapter's figures."""
+    chapters = numbered_chapters()
+    if path.resolve() not in chapters:
+        return {}
+    chapter = chapters.index(path.resolve()) + 1
+    return {name: f"{chapter}.{i}" for i, name in enumerate(figure_names(nb), start=1)}
+
+
+def rewrite_figure_refs(source: str, numbers: dict[str, str], path: Path) -> str:
+    def replace(match: re.Match) -> str:
+        name = match["a"] or match["b"]
+        if name not in numbers:
+            raise SystemExit(f"{path}: reference to {name}, which is no figure of this chapter")
+        return f"{{ref}}`{FIG_FORMAT.format(number=numbers[name])} <{name}>`"
+    return FIG_REF.sub(replace, source)
+
+
+CITE = re.compile(r"\{cite(?::(?P<kind>[a-z]+))?\}`(?P<keys>[^`]*)`")
+
+
+def author_year(entry) -> tuple[str, str]:
+    """``("Vaswani et al.", "2017")``: last names as sphinxcontrib-bibtex's author_year style
+    abbreviates them (one, two joined by "and", or the first and "et al.")."""
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
+    names = (last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
+             else f"{last[0]} et al." if last else entry.fields.get("title", "?"))
+    return names, entry.fields.get("year", "n.d.")
+
+
+def rewrite_citations(source: str, path: Path, bib: Path = ROOT / "references.bib") -> str:
+    entries = parse_file(str(bib)).entries
+    target = os.path.relpath(bib, path.resolve().parent)
+
+    def link(key: str, narrative: bool) -> str:
+        if key not in entries:
+            raise SystemExit(f"{path}: citation of {key}, which is not in {bib.name}")
+        names, year = author_year(entries[key])
+        text = f"{names} ({year})" if narrative else f"{names}, {year}"
+        return f"[{text}]({target}#{key})"
+
+    def replace(match: re.Match) -> str:
+        keys = [k.strip() for k in match["keys"].split(",")]
+        if match["kind"] == "t" and len(keys) == 1:
+            return link(keys[0], narrative=True)
+        if match["kind"] == "p" and all(re.fullmatch(r"[\w:.-]+", k) for k in keys):
+            return "(" + "; ".join(link(k, narrative=False) for k in keys) + ")"
+        raise SystemExit(f"{path}: no link form for {match[0]} (only {{cite:p}} and a "
+                         "one-key {cite:t} without pre- or post-text)")
+    return CITE.sub(replace, source)
+
+
+def kernel_display_name(name: str) -> str:
+    """The display name the environment's kernel ``name`` reports (what JupyterLab writes)."""
+    return KernelSpecManager().get_kernel_spec(name).display_name
+
+
+def lab_compatible(path: Path) -> str:
+    """The text of chapter ``path`` after the changes of the module docstring."""
+    nb = jupytext.reads(path.read_text(encoding="utf-8"), fmt=FORMAT)
+    spec = nb.metadata.setdefault("kernelspec", {"name": "python3", "language": "python"})
+    spec["display_name"] = kernel_display_name(spec["name"])
+    numbers = figure_numbers(path, nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "hide-cell" in cell.metadata.get("tags", []):
+            cell.metadata["jupyter"] = dict(HIDDEN)
+        elif cell.cell_type == "markdown":
+            cell.source = rewrite_citations(
+                rewrite_figure_refs(cell.source, numbers, path), path)
+    return jupytext.writes(nb, fmt=FORMAT, config=load_jupytext_config(str(path)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="+", type=Path)
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if a chapter is not lab-compatible")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in args.chapters:
+        text = path.read_text(encoding="utf-8")
+        if text.startswith("---\njupytext:"):
+            new = lab_compatible(path)
+        else:  # a plain Markdown page (intro): only its citations
+            new = rewrite_citations(text, path)
+        if new != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    for path in stale:
+        print(f"{'would rewrite' if args.check else 'rewrote'} {path}")
+    return 1 if (args.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
