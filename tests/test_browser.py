@@ -236,20 +236,35 @@ PHONE_CHECK = r"""
   const vw = document.documentElement.clientWidth;
   const cue = (box) => {
     const s = getComputedStyle(box);
-    return /auto|scroll/.test(s.overflowX) && (s.boxShadow !== 'none' ||
-      getComputedStyle(box, '::before').content.includes('scroll'));
+    const mask = s.maskImage || s.webkitMaskImage || 'none';
+    return /auto|scroll/.test(s.overflowX) && (s.boxShadow !== 'none' || mask !== 'none');
   };
-  const fits = (box, what) => {
-    const r = box.getBoundingClientRect();
-    if (r.width > 0 && (r.left < -1 || r.right > vw + 1)) {
+  // The nearest box that clips `el` sideways (or null: the screen does).
+  const clipOf = (el) => {
+    for (let e = el.parentElement; e && e !== document.documentElement; e = e.parentElement) {
+      if (getComputedStyle(e).overflowX !== 'visible') { return e; }
+    }
+    return null;
+  };
+  // `content` fits the screen, or its clipping box is on screen, scrolls and shows a cue.
+  const fits = (content, what) => {
+    const r = content.getBoundingClientRect();
+    const clip = clipOf(content);
+    const c = clip ? clip.getBoundingClientRect() : {left: 0, right: vw};
+    if (r.left >= Math.max(c.left, 0) - 1 && r.right <= Math.min(c.right, vw) + 1) { return; }
+    const label = (content.closest('div.math') || content).textContent.trim().slice(0, 60)
+                  || content.alt;
+    if (!clip || c.left < -1 || c.right > vw + 1) {
       problems.push(`${what} runs off the screen (${Math.round(r.left)}..${Math.round(r.right)}`
-                    + ` of ${vw} px): ${box.textContent.trim().slice(0, 60)}`);
-    } else if (box.scrollWidth > box.clientWidth + 1 && !cue(box)) {
-      problems.push(`${what} is cut off with no cue that it scrolls: `
-                    + box.textContent.trim().slice(0, 60));
+                    + ` of ${vw} px): ${label}`);
+    } else if (!cue(clip)) {
+      problems.push(`${what} is cut off with no cue that it scrolls: ${label}`);
     }
   };
-  document.querySelectorAll('main div.math').forEach(m => fits(m, 'equation'));
+  document.querySelectorAll('main div.math').forEach(m => {
+    const math = m.querySelector('mjx-math');
+    if (math) { fits(math, 'equation'); }
+  });
   document.querySelectorAll('main img').forEach(img => {
     const shownWidth = img.getBoundingClientRect().width;
     if (!img.naturalWidth || !shownWidth || img.closest('.navbar-brand')) { return; }
@@ -258,8 +273,7 @@ PHONE_CHECK = r"""
     if (shown < minText - 0.05) {
       problems.push(`figure text ${shown.toFixed(1)} px high: ${img.alt.slice(0, 60)}`);
     }
-    const box = img.closest('.explorable-figure, .cell_output');
-    if (box) { fits(box, 'figure'); }
+    fits(img, 'figure');
   });
   document.querySelectorAll('.explorable-param').forEach(param => {
     const parts = Array.from(param.querySelectorAll('label, input, select, output'));

@@ -25,6 +25,21 @@
     }
   }
 
+  // A display equation scrolls in its MathJax container, which MathJax creates when it
+  // typesets the equation (lazily, as it nears the screen): the equation's box changes size.
+  function watchEquation(div) {
+    function update() {
+      var box = div.querySelector("mjx-container");
+      if (box && !box.bookWatched) {
+        box.bookWatched = true;
+        box.addEventListener("scroll", function () { markScroll(box); }, {passive: true});
+      }
+      if (box) { markScroll(box); }
+    }
+    update();
+    if (window.ResizeObserver) { new ResizeObserver(update).observe(div); }
+  }
+
   // A figure keeps at least the width at which its text is MIN_TEXT_PX tall; its box scrolls.
   function keepLegible(img) {
     if (img.closest(".explorable")) { return; }  // controls carry their own minimum width
@@ -119,7 +134,8 @@
     readableSearch();
     skipLinks();
     landmarks();
-    document.querySelectorAll("div.math, .explorable-figure, .cell_output").forEach(watchScroll);
+    document.querySelectorAll("main div.math").forEach(watchEquation);
+    document.querySelectorAll(".explorable-figure, .cell_output").forEach(watchScroll);
     document.querySelectorAll(".cell_output img").forEach(keepLegible);
   });
 })();
