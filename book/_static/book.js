@@ -81,6 +81,17 @@
     });
   }
 
+  // An empty header cell (the corner of a table whose rows are labelled) heads nothing:
+  // make it an ordinary cell, so screen readers do not announce an unnamed column header.
+  function emptyHeaders() {
+    document.querySelectorAll("main th").forEach(function (th) {
+      if (th.textContent.trim() || th.querySelector("img, svg")) { return; }
+      var td = document.createElement("td");
+      td.className = th.className;
+      th.replaceWith(td);
+    });
+  }
+
   // TeX as readable text, for search result snippets (the search page does not typeset).
   var SYMBOLS = {
     alpha: "α", beta: "β", gamma: "γ", delta: "δ", Delta: "Δ", epsilon: "ε", varepsilon: "ε",
@@ -134,6 +145,7 @@
     readableSearch();
     skipLinks();
     landmarks();
+    emptyHeaders();
     document.querySelectorAll("main div.math").forEach(watchEquation);
     document.querySelectorAll(".explorable-figure, .cell_output").forEach(watchScroll);
     document.querySelectorAll(".cell_output img").forEach(keepLegible);
