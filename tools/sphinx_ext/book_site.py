@@ -9,7 +9,8 @@ Registered in ``_config.yml`` under ``sphinx.local_extensions``. For the HTML bu
   MathML for screen readers, no menu), and typesetting is lazy: an equation is typeset when
   it comes near the screen, so the first screen's math is ready soon after the load;
 * **a lighter page**: the theme's Font Awesome script (1.5 MB, every icon) is cut down to the
-  icons the site uses; a favicon (no 404); the theme's colour mode defaults to ``auto`` (no
+  icons the site uses, its web fonts to the glyphs the CSS uses, figure PNGs get a palette;
+  a favicon (no 404); the theme's colour mode defaults to ``auto`` (no
   "invalid theme mode" error in the console);
 * **for phones and screen readers** (``book/_static/book.css`` and ``book.js``): display
   equations that do not fit scroll inside their box with a visible cue, control figures and
@@ -263,9 +264,80 @@ def subset_fontawesome(site: Path) -> None:
     (site / "_static" / "scripts" / "fontawesome.js.map").unlink(missing_ok=True)
 
 
+#: A CSS rule (selector and body), and a glyph of an icon font in CSS: ``"\f06a"``.
+CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+CSS_GLYPH = re.compile(r'"\\([0-9a-f]{4,5})"|([\ue000-\uf8ff])')  # escaped, or raw (U+E000..)
+#: Font Awesome's own rule for one icon class: ``.fa-bell:before``.
+FA_CLASS_RULE = re.compile(r"\.fa-([a-z0-9-]+)::?before")
+
+
+def css_glyphs(css: str, icons: set[str]) -> set[int]:
+    """The icon-font code points ``css`` may draw: every one it names (in rules, custom
+    properties such as ``--pst-icon-admonition-note``), except in Font Awesome's rules for
+    icon classes (``.fa-x:before``) that no page uses."""
+
+    def unused(match):
+        names = [FA_CLASS_RULE.fullmatch(p.strip()) for p in match.group(1).split(",")]
+        return "" if all(names) and not any(m.group(1) in icons for m in names) else \
+            match.group(0)
+
+    codes = {int(esc, 16) if esc else ord(raw)
+             for esc, raw in CSS_GLYPH.findall(CSS_RULE.sub(unused, css))}
+    return {c for c in codes if c >= 0xE000}
+
+
+FA_FONTS = "_static/vendor/fontawesome/webfonts"
+
+
+def subset_icon_fonts(site: Path) -> None:
+    """Cut the theme's Font Awesome web fonts (used by CSS icons: admonitions, theorem boxes)
+    to the glyphs its CSS names, as WOFF (zlib; WOFF2 would need brotli), and point the
+    theme's ``@font-face`` rules at them."""
+    from fontTools import subset
+
+    css_files = list((site / "_static").rglob("*.css"))
+    icons = used_icons(site)
+    codes = set().union(*(css_glyphs(css.read_text(), icons) for css in css_files))
+    fonts = [f for f in sorted((site / FA_FONTS).glob("*.woff2"))
+             if f.with_suffix(".ttf").exists()] if codes else []
+    for woff2 in fonts:
+        options = subset.Options()
+        options.flavor = "woff"
+        font = subset.load_font(str(woff2.with_suffix(".ttf")), options)  # same glyphs
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codes)
+        subsetter.subset(font)
+        subset.save_font(font, str(woff2.with_suffix(".woff")), options)
+        woff2.unlink()
+    for css in css_files if fonts else []:
+        text = css.read_text()
+        new = re.sub(r'(fa-[a-z]+-\d+)\.woff2\)\s*format\("woff2"\)', r'\1.woff) format("woff")',
+                     text)
+        if new != text:
+            css.write_text(new)
+            css.with_name(css.name + ".map").unlink(missing_ok=True)
+
+
+def quantize_images(site: Path, colors: int = 256) -> None:
+    """Store the site's figure PNGs with a palette of ``colors`` (lossless to the eye: the
+    figures are flat colours and anti-aliased edges), as the controls' frames are."""
+    from PIL import Image
+
+    for path in (site / "_images").glob("*.png"):
+        with Image.open(path) as img:
+            if img.mode == "P":
+                continue
+            small = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT,
+                                                dither=Image.Dither.NONE)
+        small.save(path, format="png", optimize=True)
+
+
 def lighten_site(app, exception):
     if exception is None and app.builder.format == "html":
-        subset_fontawesome(Path(app.outdir))
+        site = Path(app.outdir)
+        subset_fontawesome(site)
+        subset_icon_fonts(site)
+        quantize_images(site)
 
 
 def plain_status_words():
