@@ -27,17 +27,20 @@
 
   // A display equation scrolls in its MathJax container, which MathJax creates when it
   // typesets the equation (lazily, as it nears the screen): the equation's box changes size.
+  // The math itself is watched too: its width changes when MathJax's fonts arrive.
   function watchEquation(div) {
+    var observer = window.ResizeObserver ? new ResizeObserver(update) : null;
     function update() {
       var box = div.querySelector("mjx-container");
       if (box && !box.bookWatched) {
         box.bookWatched = true;
         box.addEventListener("scroll", function () { markScroll(box); }, {passive: true});
+        if (observer && box.firstElementChild) { observer.observe(box.firstElementChild); }
       }
       if (box) { markScroll(box); }
     }
     update();
-    if (window.ResizeObserver) { new ResizeObserver(update).observe(div); }
+    if (observer) { observer.observe(div); }
   }
 
   // A figure keeps at least the width at which its text is MIN_TEXT_PX tall; its box scrolls.
