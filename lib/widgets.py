@@ -212,6 +212,18 @@ def render_frames(control) -> dict[str, str]:
 
     The frames are the explorable face's pictures; ``len`` is the product of the parameters'
     numbers of values.
+
+    >>> def setup(fig):
+    ...     return {"line": fig.add_subplot().plot([0, 1], [0, 0])[0]}
+    >>> def update(artists, y, dashed):
+    ...     artists["line"].set_ydata([y, y])
+    ...     artists["line"].set_linestyle("--" if dashed else "-")
+    >>> control = Control(setup, update, [Slider("y", (0.0, 0.5, 1.0), 0.5), Toggle("dashed")],
+    ...                   alt="a line at height {y}")
+    >>> sorted(render_frames(control))
+    ['0,0', '0,1', '1,0', '1,1', '2,0', '2,1']
+    >>> control.values
+    {'y': 0.5, 'dashed': False}
     """
     saved = dict(control.values)
     frames = {}
@@ -228,7 +240,14 @@ def render_frames(control) -> dict[str, str]:
 
 
 def smallest_text_px(fig) -> float:
-    """The height in pixels of the smallest visible text of ``fig`` as saved (its dpi)."""
+    """The height in pixels of the smallest visible text of ``fig`` as saved (its dpi):
+    ``points × dpi / 72``.
+
+    >>> fig = Figure(dpi=100)
+    >>> _ = fig.text(0.1, 0.1, "small", fontsize=9), fig.text(0.5, 0.5, "big", fontsize=12)
+    >>> round(smallest_text_px(fig), 1)
+    12.5
+    """
     sizes = [t.get_fontsize() for t in fig.findobj(Text)
              if t.get_visible() and t.get_text().strip()]
     return min(sizes, default=10.0) * fig.dpi / 72
