@@ -24,6 +24,11 @@ Sections (``--only`` takes a comma-separated list of them):
               ``tests/test_jupyter.py`` drives it): each chapter opened and run, then every
               input of every control moved with the keyboard; median time from the key press
               to the new image on screen (kernel round trip, redraw and PNG included);
+``site``      each chapter page of the built site (``_build/html``, built first if missing) loaded
+              in headless Chromium (Playwright, Debian's ``chromium``) from a local server, a
+              fresh browser context per load: the bytes it transfers with all its assets (HTML,
+              CSS, JavaScript, MathJax and its fonts, images), and how long after the load event
+              the math on the first screen is typeset;
 ``tests``     the whole test suite (ruff, then pytest), once;
 ``cost``      tiled against straightforward attention at N = 4096: peak-memory and time ratios.
 
@@ -36,6 +41,8 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
+import http.server
 import io
 import itertools
 import json
@@ -47,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -60,7 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 matplotlib.use("Agg")  # controls are measured headless
 BIN = Path(sys.executable).parent
-SECTIONS = ("seed", "controls", "chapters", "build", "lab", "tests", "cost")
+SECTIONS = ("seed", "controls", "chapters", "build", "site", "lab", "tests", "cost")
 #: What a copy of the project leaves out: environments, build output, caches.
 COPY_IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
                                      "*.egg-info", ".ipynb_checkpoints")
@@ -411,6 +419,56 @@ def bench_lab(quick: bool) -> list[Row]:
     return rows
 
 
+# -- the site in a browser: page weight and time to typeset ----------------------------------
+def load_page(browser, url: str) -> tuple[int, float]:
+    """Bytes transferred by one load of ``url`` (every response body, until the network is
+    idle) and milliseconds from the load event to the first screen's math typeset."""
+    from tests.test_browser import FIRST_SCREEN
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sizes = []
+    page.on("response", lambda r: sizes.append(r) if not r.url.startswith("data:") else None)
+    page.goto(url, wait_until="load")
+    typeset = page.evaluate(FIRST_SCREEN)["ms"]
+    page.wait_for_load_state("networkidle")
+    total = sum(len(r.body()) for r in sizes if r.ok)
+    context.close()
+    return total, typeset
+
+
+def bench_site(quick: bool) -> list[Row]:
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, Quiet
+
+    site = ROOT / "_build" / "html"
+    if not (site / "index.html").exists():
+        build(ROOT)
+    handler = functools.partial(Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{httpd.server_address[1]}"
+    rows = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM)
+            for path in chapters():
+                url = f"{origin}/{path.relative_to(ROOT).with_suffix('.html')}"
+                loads = [load_page(browser, url) for _ in range(1 if quick else 3)]
+                weight = max(b for b, _ in loads)
+                rows.append(row("site", f"{path.stem}: page weight, all assets", weight / 1e6,
+                                "MB", "< 2.5", "every response of one uncached load"))
+                rows.append(row("site", f"{path.stem}: first screen's math typeset",
+                                statistics.median(t for _, t in loads) / 1000, "s", "< 1",
+                                f"after the load event; median of {len(loads)} loads"))
+            browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    return rows
+
+
 # -- tests ------------------------------------------------------------------------------------
 def bench_tests(quick: bool) -> list[Row]:
     """``make test`` without make: ruff, then pytest (which also builds the site strictly)."""
@@ -507,8 +565,8 @@ def main(argv=None) -> int:
     info = machine()
     rows: list[Row] = []
     benches = {"seed": bench_seed, "controls": bench_controls, "chapters": bench_chapters,
-               "build": bench_build, "lab": bench_lab, "tests": bench_tests,
-               "cost": bench_cost}
+               "build": bench_build, "site": bench_site, "lab": bench_lab,
+               "tests": bench_tests, "cost": bench_cost}
     for section in sections:
         print(f"[{time.strftime('%H:%M:%S')}] {section} ...", flush=True)
         rows += benches[section](args.quick)

@@ -7,21 +7,26 @@ functions: ``setup(fig)`` draws the figure once and returns its artists, and
 * **live** (Jupyter, Binder): ipywidgets controls redraw the figure into an ``Image`` widget;
 * **static** (PDF, any viewer without HTML): the figure at the default values, as a PNG;
 * **explorable** (the website, no kernel, no network): every combination of a small grid of
-  parameter values is drawn once, ahead of time, and a few lines of inline JavaScript swap the
-  pictures as the reader moves the HTML controls.
+  parameter values is drawn once, ahead of time, and a short script (``explorable.js``, shipped
+  with this package) swaps the pictures as the reader moves the HTML inputs.
 
-All three travel in one display bundle; each front end shows the face it can render (the site
-is told to prefer ``text/html`` over the widget view in ``_config.yml``).
+Each parameter class (:class:`Slider`, :class:`Toggle`, :class:`Choice`) builds its own live
+widget and its own HTML input; :func:`render_frames` draws every state in one place. All three
+faces travel in one display bundle; each front end shows the face it can render (the site is
+told to prefer ``text/html`` over the widget view in ``_config.yml``).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
+import importlib.resources
 import io
 import itertools
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +34,19 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from .plotting import use_house_style
 
-#: Resolution of the frames stored in the explorable face (pixels per inch); ``None`` keeps
-#: the figure's own (the house style's 100), which is sharp and avoids a costly re-layout.
-EXPLORE_DPI = None
+__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames"]
+
+#: The smallest text height (CSS pixels) a frame may be shown at: on a narrow screen a frame
+#: keeps at least the width at which its smallest text is this tall, and its box scrolls.
+MIN_TEXT_PX = 9.0
+
+
+def _describe(param) -> str:
+    return html.escape(param.label or param.name)
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,27 @@ class Slider:
             )
         return int(value) if self.integer else float(value)
 
+    def live_widget(self):
+        """An ipywidgets slider bounded to ``[min, max]``."""
+        import ipywidgets as W
+
+        common = dict(value=self.default, min=self.min, max=self.max, continuous_update=True,
+                      description=self.label or self.name, style={"description_width": "initial"})
+        if self.integer:
+            return W.IntSlider(step=int(self.step or 1), **common)
+        return W.FloatSlider(step=self.step or (self.max - self.min) / 100, **common)
+
+    def html_input(self, uid: str, index: int, value) -> str:
+        """A range input over the explorable values' positions, with its value beside it."""
+        at = self.values.index(value)
+        shown = html.escape(self.fmt.format(self.values[at]))
+        return (
+            f'<label for="{uid}">{_describe(self)}</label>'
+            f'<input type="range" id="{uid}" min="0" max="{len(self.values) - 1}" step="1" '
+            f'value="{at}" data-param="{index}" aria-valuetext="{shown}">'
+            f'<output for="{uid}">{shown}</output>'
+        )
+
 
 @dataclass(frozen=True)
 class Toggle:
@@ -90,17 +123,29 @@ class Toggle:
     name: str
     default: bool = False
     label: str = ""
+    fmt: str = field(default="{}", repr=False)
 
     @property
     def values(self):
         return (False, True)
 
-    fmt: str = field(default="{}", repr=False)
-
     def validate(self, value):
         if not isinstance(value, (bool, np.bool_)):
             raise ValueError(f"{self.name} must be True or False, got {value!r}")
         return bool(value)
+
+    def live_widget(self):
+        """An ipywidgets checkbox."""
+        import ipywidgets as W
+
+        return W.Checkbox(value=self.default, description=self.label or self.name,
+                          style={"description_width": "initial"}, indent=False)
+
+    def html_input(self, uid: str, index: int, value) -> str:
+        """A checkbox, its label after it."""
+        checked = " checked" if value else ""
+        return (f'<input type="checkbox" id="{uid}" data-param="{index}"{checked}>'
+                f'<label for="{uid}">{_describe(self)}</label>')
 
 
 @dataclass(frozen=True)
@@ -123,20 +168,98 @@ class Choice:
             raise ValueError(f"{self.name} must be one of {self.values}, got {value!r}")
         return value
 
+    def live_widget(self):
+        """A row of ipywidgets toggle buttons, one per option.
 
-def _png(fig, dpi=None, quantize=False) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    if not quantize:
-        return buf.getvalue()
+        Not a drop-down: in JupyterLab a focused drop-down loses its arrow and digit keys to
+        the notebook's shortcuts (the next cell, a Markdown heading); buttons take Tab and Space.
+        """
+        import ipywidgets as W
+
+        return W.ToggleButtons(options=list(self.values), value=self.default,
+                               description=self.label or self.name,
+                               style={"description_width": "initial"})
+
+    def html_input(self, uid: str, index: int, value) -> str:
+        """A drop-down list of the options, as their shown values."""
+        at = self.values.index(value)
+        options = "".join(
+            f'<option value="{j}"{" selected" if j == at else ""}>'
+            f"{html.escape(self.fmt.format(v))}</option>"
+            for j, v in enumerate(self.values)
+        )
+        return (f'<label for="{uid}">{_describe(self)}</label>'
+                f'<select id="{uid}" data-param="{index}">{options}</select>')
+
+
+def _png(fig) -> bytes:
+    """The figure as a PNG, reduced to 64 colours (a frame of the explorable face)."""
     from PIL import Image
 
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
     buf.seek(0)
     img = Image.open(buf).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT,
                                                   dither=Image.Dither.NONE)
     out = io.BytesIO()
     img.save(out, format="png", optimize=True)
     return out.getvalue()
+
+
+def _state_key(indices) -> str:
+    return ",".join(map(str, indices))
+
+
+def render_frames(control) -> dict[str, str]:
+    """Every state of ``control`` drawn once: ``{"i,j,...": PNG data URL}``, one index per
+    parameter into its ``values``. The control is left at the values it had.
+
+    The frames are the explorable face's pictures; ``len`` is the product of the parameters'
+    numbers of values.
+
+    >>> def setup(fig):
+    ...     return {"line": fig.add_subplot().plot([0, 1], [0, 0])[0]}
+    >>> def update(artists, y, dashed):
+    ...     artists["line"].set_ydata([y, y])
+    ...     artists["line"].set_linestyle("--" if dashed else "-")
+    >>> control = Control(setup, update, [Slider("y", (0.0, 0.5, 1.0), 0.5), Toggle("dashed")],
+    ...                   alt="a line at height {y}")
+    >>> sorted(render_frames(control))
+    ['0,0', '0,1', '1,0', '1,1', '2,0', '2,1']
+    >>> control.values
+    {'y': 0.5, 'dashed': False}
+    """
+    saved = dict(control.values)
+    frames = {}
+    grids = [range(len(p.values)) for p in control.params]
+    try:
+        for combo in itertools.product(*grids):
+            control.set(draw=False, **{p.name: p.values[i]
+                                       for p, i in zip(control.params, combo, strict=True)})
+            data = base64.b64encode(_png(control.fig)).decode("ascii")
+            frames[_state_key(combo)] = "data:image/png;base64," + data
+    finally:
+        control.set(**saved)
+    return frames
+
+
+def smallest_text_px(fig) -> float:
+    """The height in pixels of the smallest visible text of ``fig`` as saved (its dpi):
+    ``points × dpi / 72``.
+
+    >>> fig = Figure(dpi=100)
+    >>> _ = fig.text(0.1, 0.1, "small", fontsize=9), fig.text(0.5, 0.5, "big", fontsize=12)
+    >>> round(smallest_text_px(fig), 1)
+    12.5
+    """
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=10.0) * fig.dpi / 72
+
+
+@functools.cache
+def _script() -> str:
+    return importlib.resources.files(__package__).joinpath("explorable.js").read_text()
 
 
 class Control:
@@ -195,9 +318,11 @@ class Control:
         if draw:
             self.fig.canvas.draw()
 
-    def png(self, dpi=None, quantize=False) -> bytes:
+    def png(self) -> bytes:
         """The figure as it stands, as PNG bytes."""
-        return _png(self.fig, dpi=dpi, quantize=quantize)
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png")
+        return buf.getvalue()
 
     def alt_text(self, values=None) -> str:
         return self.alt.format(**(values or self.values))
@@ -209,25 +334,7 @@ class Control:
             return self._widget
         import ipywidgets as W
 
-        inputs = {}
-        for p in self.params:
-            desc = p.label or p.name
-            style = {"description_width": "initial"}
-            if isinstance(p, Slider):
-                if p.integer:
-                    step = int(p.step or 1)
-                    w = W.IntSlider(value=p.default, min=p.min, max=p.max, step=step,
-                                    description=desc, style=style, continuous_update=True)
-                else:
-                    step = p.step or (p.max - p.min) / 100
-                    w = W.FloatSlider(value=p.default, min=p.min, max=p.max, step=step,
-                                      description=desc, style=style, continuous_update=True)
-            elif isinstance(p, Toggle):
-                w = W.Checkbox(value=p.default, description=desc, style=style, indent=False)
-            else:
-                w = W.Dropdown(options=list(p.values), value=p.default, description=desc,
-                               style=style)
-            inputs[p.name] = w
+        inputs = {p.name: p.live_widget() for p in self.params}
         image = W.Image(value=self.png(), format="png")
 
         def on_change(_change=None):
@@ -239,79 +346,46 @@ class Control:
         box = W.VBox([W.HBox(list(inputs.values())), image])
         box.inputs = inputs
         box.image = image
-        box.refresh = on_change
         self._widget = box
         return box
 
     def explorable_html(self) -> str:
         """The explorable face: precomputed frames and HTML inputs, self-contained."""
-        saved = dict(self.values)
-        grids = [list(p.values) for p in self.params]
-        frames = {}
-        for combo in itertools.product(*[range(len(g)) for g in grids]):
-            values = {p.name: g[i] for p, g, i in zip(self.params, grids, combo, strict=True)}
-            self.set(draw=False, **values)
-            data = base64.b64encode(self.png(dpi=EXPLORE_DPI, quantize=True)).decode("ascii")
-            frames[",".join(map(str, combo))] = "data:image/png;base64," + data
-        self.set(**saved)
-        digest = hashlib.sha1(json.dumps(frames, sort_keys=True).encode()).hexdigest()[:12]
-        uid = f"explorable-{digest}"
-        default_key = ",".join(str(list(p.values).index(saved[p.name])) for p in self.params)
-        controls = []
-        labels = {}
-        for i, p in enumerate(self.params):
-            desc = html.escape(p.label or p.name)
-            shown = [p.fmt.format(v) for v in p.values]
-            labels[p.name] = shown
-            idx = list(p.values).index(saved[p.name])
-            if isinstance(p, Toggle):
-                checked = " checked" if saved[p.name] else ""
-                controls.append(
-                    f'<label><input type="checkbox" data-param="{i}"{checked}> {desc}</label>'
-                )
-            elif isinstance(p, Choice):
-                opts = "".join(
-                    f'<option value="{j}"{" selected" if j == idx else ""}>{html.escape(s)}'
-                    "</option>" for j, s in enumerate(shown)
-                )
-                controls.append(f'<label>{desc} <select data-param="{i}">{opts}</select></label>')
-            else:
-                controls.append(
-                    f'<label>{desc} <input type="range" min="0" max="{len(p.values) - 1}" '
-                    f'step="1" value="{idx}" data-param="{i}"> '
-                    f'<output>{html.escape(shown[idx])}</output></label>'
-                )
-        alts = {
-            key: self.alt_text({p.name: p.values[int(j)] for p, j in
-                                zip(self.params, key.split(","), strict=True)})
-            for key in frames
-        }
+        frames = render_frames(self)
+        uid = "explorable-" + hashlib.sha1(
+            json.dumps(frames, sort_keys=True).encode()).hexdigest()[:12]
+        indices = [p.values.index(self.values[p.name]) for p in self.params]
+        alts = {key: self.alt_text({p.name: p.values[int(j)] for p, j in
+                                    zip(self.params, key.split(","), strict=True)})
+                for key in frames}
         payload = json.dumps({"frames": frames, "alts": alts,
-                              "labels": [labels[p.name] for p in self.params]})
-        script = (
-            "(function(){var root=document.getElementById('__UID__');"
-            "var data=JSON.parse(root.querySelector('script[type=\"application/json\"]')"
-            ".textContent);var img=root.querySelector('img');"
-            "var inputs=root.querySelectorAll('[data-param]');"
-            "function key(){var k=[];inputs.forEach(function(el){k[+el.dataset.param]="
-            "el.type==='checkbox'?(el.checked?1:0):+el.value;});return k.join(',');}"
-            "function show(){var k=key();img.src=data.frames[k];img.alt=data.alts[k];"
-            "root.dataset.state=k;inputs.forEach(function(el){var o=el.parentNode."
-            "querySelector('output');if(o){o.textContent=data.labels[+el.dataset.param]"
-            "[+el.value];}});}"
-            "inputs.forEach(function(el){el.addEventListener('input',show);"
-            "el.addEventListener('change',show);});show();})();"
-        ).replace("__UID__", uid)
+                              "labels": [[p.fmt.format(v) for v in p.values]
+                                         for p in self.params]})
+        inputs = "".join(
+            f'<div class="explorable-param">'
+            f"{p.html_input(f'{uid}-{i}', i, self.values[p.name])}</div>"
+            for i, p in enumerate(self.params))
+        default = _state_key(indices)
+        img = self._frame_img(frames[default], alts[default])
         return (
-            f'<div class="explorable" id="{uid}" data-state="{default_key}">'
-            f'<div class="explorable-controls">{" ".join(controls)}</div>'
-            f'<img src="{frames[default_key]}" alt="{html.escape(alts[default_key])}" '
-            'style="max-width:100%;height:auto">'
+            f'<div class="explorable" id="{uid}" data-state="{default}" role="group" '
+            f'aria-label="Control: {", ".join(_describe(p) for p in self.params)}">'
+            f'<div class="explorable-controls">{inputs}</div>'
+            f'<div class="explorable-figure" style="overflow-x:auto">{img}</div>'
             f'<script type="application/json">{payload}</script>'
-            f"<script>{script}</script>"
+            f"<script>{_script()}</script>"
             '<p class="explorable-note">Precomputed states: run the notebook for the live '
             "control.</p></div>"
         )
+
+    def _frame_img(self, src: str, alt: str) -> str:
+        """The ``<img>`` of the explorable face; on a narrow screen it keeps the width at which
+        its smallest text is :data:`MIN_TEXT_PX` tall (its box scrolls instead)."""
+        width = self.fig.get_figwidth() * self.fig.dpi
+        text_px = smallest_text_px(self.fig)
+        min_width = math.ceil(width * MIN_TEXT_PX / text_px)
+        return (f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
+                f'style="max-width:100%;height:auto;min-width:{min_width}px">')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}

@@ -63,3 +63,15 @@ def test_page_has_alt_text_and_no_errors(page):
     for bad in ("Traceback (most recent call last)", "Error displaying widget",
                 "Exception:", "NameError", "ModuleNotFoundError"):
         assert bad not in text, f"{page} shows {bad!r}"
+
+
+def test_pages_load_only_what_they_use():
+    """The theme's icon script holds the icons the site shows, not all 2000 (1.5 MB); MathJax
+    is loaded as separate components (no menu, no MathML input)."""
+    site = built_site()
+    icons = site / "_static" / "scripts" / "fontawesome.js"
+    assert icons.stat().st_size < 200_000, f"fontawesome.js is {icons.stat().st_size} bytes"
+    assert not (site / "_static" / "mathjax" / "tex-mml-chtml.js").exists()
+    for page in page_names():
+        html = (site / page).read_text()
+        assert "favicon" in html, f"{page} has no favicon link (the browser asks for a 404)"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lib import sigmoid
-from lib.widgets import Choice, Control, Slider, Toggle
+from lib.widgets import MIN_TEXT_PX, Choice, Control, Slider, Toggle, render_frames
 
 
 def setup(fig):
@@ -120,3 +120,41 @@ def test_choice_parameter_in_both_faces():
     assert "<select" in c.explorable_html()
     c.widget().inputs["kind"].value = "complement"
     assert c.artists["calls"][-1][2] == "complement"
+
+
+def test_each_parameter_builds_its_own_html_input():
+    slider = Slider("theta", (0, 45, 90), 45, label="angle θ", fmt="{}°")
+    html = slider.html_input("c-0", 0, 45.0)  # the float a validated value becomes
+    assert '<label for="c-0">angle θ</label>' in html
+    assert 'value="1"' in html and 'aria-valuetext="45°"' in html
+    assert '<output for="c-0">45°</output>' in html
+    assert 'type="checkbox"' in Toggle("t", True).html_input("c-1", 1, True)
+    assert "checked" in Toggle("t", True).html_input("c-1", 1, True)
+    choice = Choice("c", ("x", "y"), "y").html_input("c-2", 2, "y")
+    assert '<option value="1" selected>y</option>' in choice and 'for="c-2"' in choice
+
+
+def test_each_parameter_builds_its_own_live_widget():
+    import ipywidgets as W
+
+    assert isinstance(Slider("a", (1, 2), 1, integer=True).live_widget(), W.IntSlider)
+    assert isinstance(Slider("a", (1.0, 2.0), 1.0).live_widget(), W.FloatSlider)
+    assert isinstance(Toggle("t").live_widget(), W.Checkbox)
+    assert isinstance(Choice("c", ("x", "y"), "x").live_widget(), W.ToggleButtons)
+
+
+def test_render_frames_draws_every_state_and_restores_the_values(control):
+    control.set(gap=2)
+    frames = render_frames(control)
+    assert len(frames) == 3 * 2 and control.values == {"gap": 2, "flip": False}
+
+
+def test_explorable_face_is_accessible_and_runs_the_shipped_script(control):
+    html = control.explorable_html()
+    assert html.count("aria-valuetext=") == 1 and 'aria-label="Control: gap, flip"' in html
+    assert 'role="group"' in html and "__UID__" not in html
+    assert "document.currentScript.parentNode" in html  # lib/explorable.js, inlined
+    px = float(re.search(r'data-text-px="([\d.]+)"', html).group(1))
+    min_width = int(re.search(r"min-width:(\d+)px", html).group(1))
+    # at its minimum width, the frame's smallest text is still MIN_TEXT_PX tall
+    assert min_width * px / (control.fig.get_figwidth() * control.fig.dpi) >= MIN_TEXT_PX
