@@ -401,7 +401,7 @@ def bench_build(quick: bool) -> list[Row]:
 # -- lab --------------------------------------------------------------------------------------
 def bench_lab(quick: bool) -> list[Row]:
     """Input-to-image latency of every live control input in JupyterLab, in a real browser."""
-    from tests.test_jupyter import CHROMIUM, lab_latencies
+    from tests.test_jupyterlab import CHROMIUM, lab_latencies
 
     if CHROMIUM is None:
         return [row("lab", "controls in JupyterLab", None, "ms", "< 50",

@@ -1,0 +1,430 @@
+"""The chapters in the project's JupyterLab, driven in a real browser.
+
+This is what a local learner (``.venv/bin/jupyter lab``) and a Binder user get. The module
+runs ``postBuild`` (what Binder runs) into a private Jupyter config folder, starts one
+``jupyter lab`` on 127.0.0.1 with a random free port and a token for all the tests, and:
+
+* through the REST API: Markdown opens with jupytext's notebook viewer; the jupytext and
+  jupyterlab-myst extensions are enabled and none is reported incompatible; each chapter
+  opens as a notebook through the contents API, and saving that notebook back through the
+  API leaves the file byte for byte as it was;
+* the chapters' files are what ``tools/lab_compat.py`` writes (the jupytext round-trip fixed
+  point, citations and figure references jupyterlab-myst can read, solutions collapsed).
+
+The in-browser walk through each chapter (scrolling, Run All, every live control moved with the
+keyboard) is here as ``lab_latencies``, used by ``make bench`` (section ``lab``); it is not yet
+part of the suite: in JupyterLab one control (the temperature control of "Expectation and
+Variance") does not redraw when moved with the keyboard, and the walk takes minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+import nbformat
+import pytest
+import requests
+
+from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = shutil.which("chromium")
+START_TIMEOUT = 60
+RUN_TIMEOUT = 180
+VENV_BIN = Path(sys.executable).parent
+
+# MyST that jupyterlab-myst did not turn into text: a role, a directive fence or option,
+# a target. Looked for in the rendered Markdown only (not in the hidden editors).
+RAW_MYST = re.compile(r"\{[a-z][\w:-]*\}`|```|^:[a-z-]+:|^\([\w-]+\)=$", re.M)
+NOT_FOUND = ("Cross Reference Not Found", "Citation Not Found")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class JupyterLab:
+    """The project's ``jupyter lab``, configured by ``postBuild`` in a private folder."""
+
+    def __init__(self, folder: Path, root: Path = ROOT):
+        self.folder, self.root = folder, root
+        self.port, self.token = free_port(), secrets.token_hex(16)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, JUPYTER_CONFIG_DIR=str(folder / "config"),
+                        JUPYTER_RUNTIME_DIR=str(folder / "runtime"),
+                        JUPYTER_DATA_DIR=str(folder / "data"),
+                        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+        subprocess.run(["bash", str(root / "postBuild")], env=self.env, cwd=root, check=True,
+                       timeout=60)
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"token {self.token}"
+        self.log = open(folder / "lab.log", "w")
+        self.proc = subprocess.Popen(
+            [str(VENV_BIN / "jupyter-lab"), "--no-browser", "--ServerApp.ip=127.0.0.1",
+             f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={root}",
+             f"--LabApp.user_settings_dir={folder / 'user-settings'}",
+             f"--LabApp.workspaces_dir={folder / 'workspaces'}",
+             # window.jupyterapp, to run JupyterLab's own commands (Run All, Save)
+             "--LabApp.expose_app_in_browser=True"]
+            + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+            env=self.env, cwd=root, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                self.get("/api/status")
+                return
+            except requests.ConnectionError as err:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("jupyter lab did not start:\n"
+                                       + (folder / "lab.log").read_text()[-3000:]) from err
+                time.sleep(0.3)
+
+    def get(self, path: str, **params):
+        resp = self.session.get(self.base + path, params=params, timeout=30)
+        resp.raise_for_status()
+        return resp
+
+    def contents(self, path: str) -> dict:
+        """The contents API's model of ``path`` (relative to the repository), as a notebook."""
+        return self.get("/api/contents/" + urllib.parse.quote(path), type="notebook",
+                        content=1).json()
+
+    def save(self, path: str, model: dict) -> None:
+        resp = self.session.put(self.base + "/api/contents/" + urllib.parse.quote(path),
+                                json={"type": "notebook", "format": "json",
+                                      "content": model["content"]}, timeout=30)
+        resp.raise_for_status()
+
+    def url(self, path: str) -> str:
+        return f"{self.base}/lab/tree/{urllib.parse.quote(path)}?reset&token={self.token}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+
+
+@contextlib.contextmanager
+def running_lab(root: Path = ROOT):
+    with tempfile.TemporaryDirectory(prefix="jupyterlab-") as tmp:
+        lab = JupyterLab(Path(tmp), root)
+        try:
+            yield lab
+        finally:
+            lab.stop()
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with running_lab() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def unchanged(path: Path):
+    """Restore ``path`` afterwards, whatever a test did to it; yields its original bytes."""
+    before = path.read_bytes()
+    try:
+        yield before
+    finally:
+        if path.read_bytes() != before:
+            path.write_bytes(before)
+
+
+def rel(chapter: Path, root: Path = ROOT) -> str:
+    return str(chapter.relative_to(root))
+
+
+# -- the chapters' source ---------------------------------------------------------------------
+def test_chapters_are_lab_compatible():
+    """Header, jupytext formatting, hidden solutions, figure references and citations as
+    ``tools/lab_compat.py`` writes them (run it after editing a chapter)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lab_compat
+
+    pages = [*chapter_paths(), ROOT / "book" / "intro.md"]
+    assert lab_compat.main(["--check", *map(str, pages)]) == 0, (
+        "run `.venv/bin/python tools/lab_compat.py book/*.md` and commit the result")
+
+
+def test_citation_links_read_back_as_the_roles():
+    sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+    import lab_citations
+    import lab_compat
+
+    text = ("as {cite:t}`vaswani2017attention` showed {cite:p}`ba2016layer`, see also "
+            "{cite:p}`johnson1984extensions,vershynin2018high`.")
+    links = lab_compat.rewrite_citations(text, ROOT / "book" / "x.md")
+    assert "{cite" not in links and "[Vaswani et al. (2017)](../references.bib#" in links
+    assert lab_citations.to_roles(links) == text
+
+
+# -- the server, through its REST API ---------------------------------------------------------
+def test_postbuild_makes_markdown_open_as_a_notebook(lab):
+    settings = lab.get("/lab/api/settings/@jupyterlab/docmanager-extension:plugin").json()
+    viewers = settings["schema"]["properties"]["defaultViewers"]["default"]
+    assert viewers.get("markdown") == "Jupytext Notebook", viewers
+    assert viewers.get("myst") == "Jupytext Notebook", viewers
+
+
+def test_extensions_enabled_and_compatible(lab):
+    page = lab.get("/lab").text
+    for ext in ("jupyterlab-jupytext", "jupyterlab-myst", "@jupyter-widgets/jupyterlab-manager"):
+        assert f'"name": "{ext}"' in page or f'"name":"{ext}"' in page, (
+            f"the {ext} JupyterLab extension is not installed or not enabled")
+    listing = subprocess.run([str(VENV_BIN / "jupyter"), "labextension", "list"], env=lab.env,
+                             capture_output=True, text=True, check=True)
+    report = listing.stdout + listing.stderr
+    assert "not compatible" not in report and "Conflicting Dependencies" not in report, report
+
+
+@pytest.mark.parametrize("chapter", chapter_paths(), ids=lambda p: p.stem)
+def test_contents_api_round_trip_keeps_the_file(lab, chapter):
+    with unchanged(chapter) as before:
+        model = lab.contents(rel(chapter))
+        assert model["type"] == "notebook", f"{chapter.name} opened as {model['type']}"
+        nb = model["content"]
+        expected = [c.source for c in read_chapter(chapter).cells if c.cell_type == "code"]
+        got = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+        assert got == expected, "the server's notebook has other code cells than the chapter"
+        lab.save(rel(chapter), model)
+        after = chapter.read_bytes()
+    assert after == before, (
+        f"saving the unedited {chapter.name} through the contents API rewrote it; run "
+        f"`.venv/bin/python tools/lab_compat.py {rel(chapter)}` and commit the result")
+
+
+# -- the chapters in the browser --------------------------------------------------------------
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium (apt-get install -y chromium)")
+
+# The open notebook's parts, in JupyterLab 4 and jupyterlab-myst 2.
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+JS_STATE = """() => {
+  const nb = document.querySelector('NOTEBOOK');
+  if (!nb) return null;
+  const md = Array.from(nb.querySelectorAll('.jp-MarkdownCell'));
+  const code = Array.from(nb.querySelectorAll('.jp-CodeCell'));
+  return {
+    markdown: md.length,
+    rendered: md.filter(c => (c.querySelector('.myst') || {}).innerText).length,
+    code: code.length,
+    collapsed: code.filter(c => c.querySelector('.jp-InputPlaceholder')).length,
+    notFound: Array.from(nb.querySelectorAll('[title]')).map(e => e.title + ': ' + e.innerText)
+      .filter(t => /Not Found/.test(t)),
+    text: md.map(c => (c.querySelector('.myst') || {}).innerText || '').join('\\n\\n'),
+    errors: Array.from(nb.querySelectorAll(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],' +
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]'))
+      .map(e => e.innerText.slice(0, 300)),
+  };
+}""".replace("NOTEBOOK", NOTEBOOK)
+
+
+@contextlib.contextmanager
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float = 90, watch=None):
+    """A page with ``chapter`` open in JupyterLab and every Markdown cell rendered
+    (``watch(page)`` is called before it loads, to attach listeners)."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    if watch:
+        watch(page)
+    page.goto(lab.url(rel(chapter, lab.root)))
+    page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
+    nb = read_chapter(chapter)
+    n_md = sum(c.cell_type == "markdown" for c in nb.cells)
+    deadline = time.monotonic() + timeout
+    while True:
+        state = page.evaluate(JS_STATE)
+        if state and state["markdown"] == state["rendered"] == n_md:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{chapter.name}: not every Markdown cell rendered: {state}")
+        page.wait_for_timeout(250)
+    page.wait_for_function(  # the kernel is up and idle
+        "() => window.jupyterapp && document.querySelector("
+        "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
+        "[data-status=\"idle\"]')", timeout=timeout * 1000)
+    return page
+
+
+def scroll_through(page, shots: str | None = None) -> None:
+    """Scroll the notebook from top to bottom, a screen at a time (screenshots of the first
+    and last screens as ``<shots>-top.png``/``-bottom.png``)."""
+    scroller = NOTEBOOK.replace(" .jp-Notebook", " .jp-WindowedPanel-outer")
+    page.evaluate(f"() => document.querySelector('{scroller}').scrollTo(0, 0)")
+    if shots:
+        page.screenshot(path=str(ARTIFACTS / f"{shots}-top.png"))
+    for _ in range(500):
+        at_end = page.evaluate(f"""() => {{ const s = document.querySelector('{scroller}');
+            s.scrollBy(0, s.clientHeight * 0.9);
+            return s.scrollTop + s.clientHeight >= s.scrollHeight - 2; }}""")
+        page.wait_for_timeout(60)
+        if at_end:
+            break
+    page.wait_for_timeout(500)
+    if shots:
+        page.screenshot(path=str(ARTIFACTS / f"{shots}-bottom.png"))
+
+
+# The current notebook's code cells without an execution count, and its kernel's status.
+JS_PENDING = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.model.cells;
+  let pending = 0;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && !cell.executionCount) pending++;
+  }
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return {pending, status: kernel ? kernel.status : 'none'};
+}"""
+
+
+def run_all(page, timeout: float = RUN_TIMEOUT) -> dict:
+    """Run All, as from JupyterLab's Run menu; wait until every code cell has run (or an
+    error shows). Returns the notebook's state and ``pending``, the cells left unrun."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    deadline = time.monotonic() + timeout
+    while True:
+        page.wait_for_timeout(250)
+        state, run = page.evaluate(JS_STATE), page.evaluate(JS_PENDING)
+        finished = run["pending"] == 0 and run["status"] == "idle"
+        if finished or state["errors"] or time.monotonic() > deadline:
+            return {**state, "pending": run["pending"]}
+
+
+INPUTS = ".widget-slider .noUi-handle, input[type=checkbox], .widget-toggle-buttons, select"
+# For each live control: its inputs (slider handle, checkbox, dropdown) and its image.
+JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-OutputArea-output'))
+  .filter(o => o.querySelector('.widget-image') &&
+               o.querySelector('INPUTS'))
+  .map((o, i) => { o.dataset.control = i; return o.querySelectorAll('INPUTS').length; })
+""".replace("NOTEBOOK", NOTEBOOK).replace("INPUTS", INPUTS)
+
+# Arm a watch on one control's image; returns the focused input's kind. The key press then
+# goes through Playwright, like a user's; ``window.__latency`` resolves to the time from that
+# key press to the new image being loaded and on screen (ms), or null after 5 s.
+JS_ARM = """([control, input]) => {
+  const out = document.querySelector(`[data-control="${control}"]`);
+  let el = out.querySelectorAll('INPUTS')[input];
+  const buttons = el.classList.contains('widget-toggle-buttons');
+  if (buttons) el = el.querySelector('button:not(.mod-active)');
+  const img = out.querySelector('.widget-image');
+  el.scrollIntoView({block: 'center'});
+  el.focus();
+  const before = img.src;
+  let t0 = null;
+  document.addEventListener('keydown', () => { t0 = performance.now(); },
+                            {capture: true, once: true});
+  window.__latency = new Promise(resolve => {
+    const timer = setTimeout(() => { obs.disconnect(); resolve(null); }, 5000);
+    const obs = new MutationObserver(() => {
+      if (img.src === before) return;
+      obs.disconnect(); clearTimeout(timer);
+      const shown = () => requestAnimationFrame(() => resolve(performance.now() - t0));
+      img.complete ? shown() : img.addEventListener('load', shown, {once: true});
+    });
+    obs.observe(img, {attributes: true, attributeFilter: ['src']});
+  });
+  return buttons ? 'buttons' : el.tagName === 'SELECT' ? 'select'
+    : el.type === 'checkbox' ? 'checkbox' : 'slider';
+}""".replace("INPUTS", INPUTS)
+KEYS = {"slider": ("ArrowRight", "ArrowLeft"), "checkbox": ("Space", "Space"),
+        "buttons": ("Space", "Space"), "select": ("ArrowDown", "ArrowUp")}
+# A focused <select> (an ipywidgets Dropdown) does not keep its keys in JupyterLab: the
+# notebook's command-mode shortcuts take them (ArrowDown selects the next cell, a digit turns
+# the cell into a Markdown heading). Such a control cannot be moved with the keyboard.
+KEYBOARD_TRAP = "select"
+
+
+def expected_controls(chapter: Path) -> int:
+    """How many controls the chapter displays: outputs ``Control(...)`` in its reference."""
+    nb = nbformat.read(reference_path(chapter), as_version=4)
+    return sum(out.get("data", {}).get("text/plain", "").startswith("Control(")
+               for cell in nb.cells if cell.cell_type == "code"
+               for out in cell.get("outputs", []))
+
+
+def live_controls(page, expected: int, timeout: float = 30) -> list[int]:
+    """The number of inputs of each live control on the page, once ``expected`` are shown."""
+    deadline = time.monotonic() + timeout
+    while len(counts := page.evaluate(JS_CONTROLS)) < expected:
+        if time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
+    return counts
+
+
+def control_latencies(page, counts: list[int], presses: int = 5) -> list[dict]:
+    """Move every input of every live control with the keyboard, ``presses`` times, and time
+    each key press to the new image being on screen (ms). One dict per input:
+    ``{control, input, kind, latencies}``; a ``None`` latency means the image did not change
+    (after a second try in the other direction, in case the input was at its end)."""
+    results = []
+    for control, n_inputs in enumerate(counts):
+        # Last input first: a choice (e.g. the mask pattern) can make a later input moot.
+        for i in reversed(range(n_inputs)):
+            times, kind = [], None
+            for k in range(presses):
+                for key in (k % 2, (k + 1) % 2):
+                    kind = page.evaluate(JS_ARM, [control, i])
+                    page.keyboard.press(KEYS[kind][key])
+                    latency = page.evaluate("() => window.__latency")
+                    page.wait_for_timeout(100)
+                    if latency is not None:
+                        break
+                times.append(latency)
+            results.append({"control": control, "input": i, "kind": kind, "latencies": times})
+    return results
+
+
+def lab_latencies(presses: int = 9) -> dict[str, dict]:
+    """Median input-to-image latency (ms) of each live control input in JupyterLab, for
+    ``benchmarks/run.py``: ``{"<chapter> control <i> <kind>": {"median": ..., "all": [...]}}``."""
+    out = {}
+    with running_lab() as server, browser() as chromium:
+        for chapter in chapter_paths():
+            with unchanged(chapter):
+                page = open_chapter(chromium, server, chapter)
+                run_all(page)
+                counts = live_controls(page, expected_controls(chapter))
+                for m in control_latencies(page, counts, presses=presses):
+                    ok = [t for t in m["latencies"] if t is not None]
+                    out[f"{chapter.stem} control {m['control']} input {m['input']} "
+                        f"({m['kind']})"] = {
+                        "median": statistics.median(ok) if ok else None, "all": m["latencies"]}
+                page.close()
+    return out
