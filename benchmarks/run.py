@@ -21,7 +21,7 @@ Sections (``--only`` takes a comma-separated list of them):
               one chapter (whose log must show no notebook executed); then each chapter page's
               weight (its HTML plus the images it references);
 ``lab``       the live controls in the project's JupyterLab, in Chromium (Playwright, as
-              ``tests/test_jupyter.py`` drives it): each chapter opened and run, then every
+              ``tests/test_jupyterlab.py`` drives it): each chapter opened and run, then every
               input of every control moved with the keyboard; median time from the key press
               to the new image on screen (kernel round trip, redraw and PNG included);
 ``site``      each chapter page of the built site (``_build/html``, built first if missing) loaded

@@ -7,7 +7,9 @@ runs ``postBuild`` (what Binder runs) into a private Jupyter config folder, star
 * through the REST API: Markdown opens with jupytext's notebook viewer; the jupytext and
   jupyterlab-myst extensions are enabled and none is reported incompatible; each chapter
   opens as a notebook through the contents API, and saving that notebook back through the
-  API leaves the file byte for byte as it was;
+  API leaves the file byte for byte as it was; and each chapter runs, cell by cell, in a
+  kernel the server started for a session on it (jupyter_client on the kernel's connection
+  file), with no error output;
 * the chapters' files are what ``tools/lab_compat.py`` writes (the jupytext round-trip fixed
   point, citations and figure references jupyterlab-myst can read, solutions collapsed).
 
@@ -43,6 +45,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium")
 START_TIMEOUT = 60
 RUN_TIMEOUT = 180
+CELL_TIMEOUT = 120
 VENV_BIN = Path(sys.executable).parent
 
 # MyST that jupyterlab-myst did not turn into text: a role, a directive fence or option,
@@ -214,6 +217,61 @@ def test_contents_api_round_trip_keeps_the_file(lab, chapter):
     assert after == before, (
         f"saving the unedited {chapter.name} through the contents API rewrote it; run "
         f"`.venv/bin/python tools/lab_compat.py {rel(chapter)}` and commit the result")
+
+
+def run_in_kernel(lab: JupyterLab, path: str) -> list[str]:
+    """Start a session on ``path`` in the server and run its code cells in the server's kernel,
+    with jupyter_client on the kernel's connection file; return the problems (the first one
+    stops the run): an error, a traceback on stderr, a failed reply, or a cell that does not
+    finish within ``CELL_TIMEOUT``."""
+    from jupyter_client import BlockingKernelClient
+
+    cells = [c["source"] for c in lab.contents(path)["content"]["cells"]
+             if c["cell_type"] == "code"]
+    resp = lab.session.post(lab.base + "/api/sessions", timeout=30, json={
+        "path": path, "name": Path(path).name, "type": "notebook",
+        "kernel": {"name": "python3"}})
+    resp.raise_for_status()
+    session = resp.json()
+    client = BlockingKernelClient(connection_file=str(
+        lab.folder / "runtime" / f"kernel-{session['kernel']['id']}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    problems: list[str] = []
+
+    def watch(num):
+        def hook(msg):
+            kind, content = msg["header"]["msg_type"], msg["content"]
+            if kind == "error":
+                problems.append(f"cell {num}: {content['ename']}: {content['evalue']}")
+            elif kind == "stream" and content["name"] == "stderr" \
+                    and "Traceback" in content["text"]:
+                problems.append(f"cell {num} printed a traceback")
+        return hook
+
+    try:
+        client.wait_for_ready(timeout=START_TIMEOUT)
+        for num, source in enumerate(cells):
+            try:
+                reply = client.execute_interactive(source, timeout=CELL_TIMEOUT,
+                                                   output_hook=watch(num), stop_on_error=True)
+            except TimeoutError:
+                problems.append(f"cell {num} did not finish in {CELL_TIMEOUT} s")
+            else:
+                if reply["content"]["status"] != "ok":
+                    problems.append(f"cell {num}: execute_reply {reply['content']['status']}")
+            if problems:
+                break
+    finally:
+        client.stop_channels()
+        lab.session.delete(f"{lab.base}/api/sessions/{session['id']}", timeout=30)
+    return problems
+
+
+@pytest.mark.parametrize("chapter", chapter_paths(), ids=lambda p: p.stem)
+def test_chapter_runs_in_the_servers_kernel(lab, chapter):
+    problems = run_in_kernel(lab, rel(chapter))
+    assert not problems, f"{chapter.name} in a Jupyter kernel:\n  " + "\n  ".join(problems)
 
 
 # -- the chapters in the browser --------------------------------------------------------------
