@@ -54,15 +54,20 @@ def positive_int(n, name: str) -> int:
     return int(n)
 
 
-def positive_float(x, name: str) -> float:
-    """Return ``x`` as a float if it is finite and > 0, else raise ``ValueError``."""
+def _number(x, name: str, accept, what: str) -> float:
+    """``x`` as a finite float for which ``accept(value)`` holds, else ``ValueError``."""
     try:
         value = float(x)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {x!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive number, got {x!r}")
+        value = float("nan")
+    if not np.isfinite(value) or not accept(value):
+        raise ValueError(f"{name} must be {what}, got {x!r}")
     return value
+
+
+def positive_float(x, name: str) -> float:
+    """Return ``x`` as a float if it is finite and > 0, else raise ``ValueError``."""
+    return _number(x, name, lambda v: v > 0, "a positive number")
 
 
 def require_generator(rng) -> np.random.Generator:
@@ -77,24 +82,12 @@ def require_generator(rng) -> np.random.Generator:
 
 def tolerance(eps, name: str = "eps") -> float:
     """Return ``eps`` as a float in ``[0, 1)`` (a bound on ``|cos θ|``), else raise."""
-    try:
-        value = float(eps)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not np.isfinite(value) or not 0.0 <= value < 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1), got {eps!r}")
-    return value
+    return _number(eps, name, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
 
 
 def non_negative_float(x, name: str) -> float:
     """Return ``x`` as a float if it is finite and >= 0, else raise ``ValueError``."""
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a non-negative number, got {x!r}")
-    return value
+    return _number(x, name, lambda v: v >= 0, "a non-negative number")
 
 
 def nonzero_length(v: np.ndarray, name: str) -> float:
@@ -110,9 +103,7 @@ def plane_vector(v, name: str) -> np.ndarray:
     arr = np.asarray(v, dtype=float)
     if arr.shape != (2,):
         raise ValueError(f"{name} must be a 2-D vector of shape (2,), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    nonzero_length(arr, name)
+    nonzero_length(_nonempty_finite(arr, name), name)
     return arr
 
 
