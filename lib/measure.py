@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import positive_int
+from ._checks import non_negative_float, positive_int
 
 __all__ = ["best_time", "loglog_slope", "peak_bytes"]
 
@@ -31,9 +31,7 @@ def best_time(f, *args, repeat: int = 3, min_time: float = 0.0, threads: int = 1
     True
     """
     repeat, threads = positive_int(repeat, "repeat"), positive_int(threads, "threads")
-    min_time = float(min_time)
-    if not math.isfinite(min_time) or min_time < 0:
-        raise ValueError(f"min_time must be a non-negative number of seconds, got {min_time!r}")
+    min_time = non_negative_float(min_time, "min_time")
     best, runs = math.inf, 0
     with threadpool_limits(limits=threads, user_api="blas"):
         began = time.perf_counter()

@@ -2,19 +2,17 @@
 
 Timings vary between runs and between machines: they illustrate how the cost grows
 (``2 N² d_k`` floating-point operations for one ``Q Kᵀ``), and are never quoted as fixed
-figures. The number of threads of numpy's BLAS library is limited in-process with
-``threadpoolctl`` while a timer runs, and restored afterwards.
+figures. The timing itself is :func:`lib.measure.best_time`, which limits numpy's BLAS library
+to a number of threads in-process with ``threadpoolctl`` and restores it afterwards.
 """
 
 from __future__ import annotations
-
-import math
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import non_negative_float, positive_int, require_generator
+from .measure import best_time
 
 __all__ = ["time_qk", "time_qk_sweep"]
 
@@ -54,13 +52,8 @@ def time_qk(N: int, d_k: int, rng: np.random.Generator, repeat: int = 5,
     S = np.empty((N, N), dtype=dt)                # (N, N)
     with threadpool_limits(limits=threads, user_api="blas"):
         np.matmul(Q, K.T, out=S)  # warm-up: the first call pays for start-up costs
-        best, runs, began = math.inf, 0, time.perf_counter()
-        while runs < repeat or (time.perf_counter() - began < min_time and runs < 1000):
-            start = time.perf_counter()
-            np.matmul(Q, K.T, out=S)
-            best = min(best, time.perf_counter() - start)
-            runs += 1
-    return max(best, 1e-9)
+    return best_time(np.matmul, Q, K.T, out=S, repeat=repeat, min_time=min_time,
+                     threads=threads)
 
 
 def time_qk_sweep(shapes, rng: np.random.Generator, repeat: int = 5, min_time: float = 0.02,
