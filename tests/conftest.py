@@ -4,7 +4,9 @@
 * ``tools/sphinx_ext`` on ``sys.path``, so tests import :mod:`myst_tokens` and
   :mod:`notebook_export` as the build does;
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
-  compare what the chapter derives in the open with what ``lib`` exports.
+  compare what the chapter derives in the open with what ``lib`` exports;
+* the start of the emulated-CPU runs of ``tests/test_portability.py`` right after collection,
+  so that they overlap the rest of the suite, and their stop at the end of the session.
 """
 
 from __future__ import annotations
@@ -38,3 +40,21 @@ def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
     with contextlib.redirect_stdout(io.StringIO()):
         exec(cells[0].source, ns)
     return ns
+
+
+def pytest_collection_finish(session):
+    """Start the emulated-CPU runs of the chapters now, so they overlap the rest of the suite."""
+    module = "tests/test_portability.py"
+    if session.config.option.collectonly:
+        return
+    if any(item.nodeid.startswith(module + "::test_chapters") for item in session.items):
+        from tests import test_portability
+
+        test_portability.start()
+
+
+def pytest_sessionfinish(session):
+    """Stop emulated-CPU runs that no test waited for (a run cut short by -x or Ctrl-C)."""
+    from tests import test_portability
+
+    test_portability.stop()

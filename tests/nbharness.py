@@ -212,24 +212,6 @@ def pytest_addoption(parser):
                      help="execute the chapters under nbval and rewrite tests/reference/")
 
 
-def pytest_collection_finish(session):
-    """Start the emulated-CPU runs of the chapters now, so they overlap the rest of the suite."""
-    module = "tests/test_portability.py"
-    if session.config.option.collectonly:
-        return
-    if any(item.nodeid.startswith(module + "::test_chapters") for item in session.items):
-        from tests import test_portability
-
-        test_portability.start()
-
-
-def pytest_sessionfinish(session):
-    """Stop emulated-CPU runs that no test waited for (a run cut short by -x or Ctrl-C)."""
-    from tests import test_portability
-
-    test_portability.stop()
-
-
 def pytest_collect_file(file_path, parent):
     if file_path.suffix == ".md" and file_path in chapter_paths():
         return ChapterFile.from_parent(parent, path=file_path)

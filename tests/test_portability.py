@@ -8,7 +8,7 @@ chapter under nbval in such an emulated machine, against the same committed refe
 main run, so a figure that depends on the processor fails here.
 
 The configurations run side by side in child processes, started as soon as pytest has
-collected these tests (``pytest_collection_finish`` in ``tests/nbharness.py``), so they overlap
+collected these tests (``pytest_collection_finish`` in ``tests/conftest.py``), so they overlap
 the rest of the suite.
 """
 
