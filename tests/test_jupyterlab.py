@@ -384,48 +384,63 @@ def run_all(page, timeout: float = RUN_TIMEOUT) -> dict:
             return {**state, "pending": run["pending"]}
 
 
-INPUTS = ".widget-slider .noUi-handle, input[type=checkbox], .widget-toggle-buttons, select"
-# For each live control: its inputs (slider handle, checkbox, dropdown) and its image.
+INPUTS = ".widget-slider .noUi-handle, .widget-toggle-buttons, input[type=checkbox], select"
+# For each live control: its inputs (slider handle, buttons, checkbox, drop-down) and its
+# picture (the ``Stack`` of the control's frames shows one ``Image`` at a time).
 JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-OutputArea-output'))
   .filter(o => o.querySelector('.widget-image') &&
                o.querySelector('INPUTS'))
   .map((o, i) => { o.dataset.control = i; return o.querySelectorAll('INPUTS').length; })
 """.replace("NOTEBOOK", NOTEBOOK).replace("INPUTS", INPUTS)
 
-# Arm a watch on one control's image; returns the focused input's kind. The key press then
+# Arm a watch on one control's picture; returns the focused input's kind. The key press then
 # goes through Playwright, like a user's; ``window.__latency`` resolves to the time from that
-# key press to the new image being loaded and on screen (ms), or null after 5 s.
+# key press to a picture with other pixels being loaded and on screen (ms), or null (no new
+# picture within 5 s, or one with the same pixels).
 JS_ARM = """([control, input]) => {
   const out = document.querySelector(`[data-control="${control}"]`);
   let el = out.querySelectorAll('INPUTS')[input];
   const buttons = el.classList.contains('widget-toggle-buttons');
   if (buttons) el = el.querySelector('button:not(.mod-active)');
-  const img = out.querySelector('.widget-image');
+  const shown = () => Array.from(out.querySelectorAll('.widget-image'))
+    .find(i => i.offsetParent !== null);
+  const pixels = (img) => {
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let h = 0;
+    for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+    return c.width + 'x' + c.height + ':' + h;
+  };
   el.scrollIntoView({block: 'center'});
   el.focus();
-  const before = img.src;
+  const before = shown(), beforeSrc = before && before.src;
+  const beforePixels = before && before.naturalWidth ? pixels(before) : null;
   let t0 = null;
   document.addEventListener('keydown', () => { t0 = performance.now(); },
                             {capture: true, once: true});
   window.__latency = new Promise(resolve => {
     const timer = setTimeout(() => { obs.disconnect(); resolve(null); }, 5000);
-    const obs = new MutationObserver(() => {
-      if (img.src === before) return;
+    const check = () => {
+      const img = shown();
+      if (!img || (img === before && img.src === beforeSrc)) return;
       obs.disconnect(); clearTimeout(timer);
-      const shown = () => requestAnimationFrame(() => resolve(performance.now() - t0));
-      img.complete ? shown() : img.addEventListener('load', shown, {once: true});
-    });
-    obs.observe(img, {attributes: true, attributeFilter: ['src']});
+      const done = () => requestAnimationFrame(() => {
+        const ms = performance.now() - t0;
+        resolve(pixels(img) !== beforePixels ? ms : null);
+      });
+      img.complete && img.naturalWidth ? done() : img.addEventListener('load', done, {once: true});
+    };
+    const obs = new MutationObserver(check);
+    obs.observe(out, {subtree: true, childList: true, attributes: true,
+                      attributeFilter: ['src', 'class', 'style']});
   });
   return buttons ? 'buttons' : el.tagName === 'SELECT' ? 'select'
     : el.type === 'checkbox' ? 'checkbox' : 'slider';
 }""".replace("INPUTS", INPUTS)
 KEYS = {"slider": ("ArrowRight", "ArrowLeft"), "checkbox": ("Space", "Space"),
         "buttons": ("Space", "Space"), "select": ("ArrowDown", "ArrowUp")}
-# A focused <select> (an ipywidgets Dropdown) does not keep its keys in JupyterLab: the
-# notebook's command-mode shortcuts take them (ArrowDown selects the next cell, a digit turns
-# the cell into a Markdown heading). Such a control cannot be moved with the keyboard.
-KEYBOARD_TRAP = "select"
 
 
 def expected_controls(chapter: Path) -> int:
