@@ -38,7 +38,7 @@ from matplotlib.text import Text
 
 from .plotting import use_house_style
 
-__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames"]
+__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames", "sprite"]
 
 #: The smallest text height (CSS pixels) a frame may be shown at: on a narrow screen a frame
 #: keeps at least the width at which its smallest text is this tall, and its box scrolls.
@@ -192,30 +192,57 @@ class Choice:
                 f'<select id="{uid}" data-param="{index}">{options}</select>')
 
 
-def _png(fig) -> bytes:
-    """The figure as a PNG, reduced to 64 colours (a frame of the explorable face)."""
-    from PIL import Image
+#: Rows each frame of a sprite repeats of its own top and bottom edge, above and below it: a
+#: browser that scales the sprite samples a little beyond a frame's edge, and finds its own
+#: pixels there, never the neighbouring frame's.
+SPRITE_PAD = 2
+#: The most pixels one sprite holds (decoded, 4 bytes each: 32 MB), and WebP's largest side.
+SPRITE_MAX_PIXELS = 8_000_000
+WEBP_MAX_SIDE = 16383
+#: Colours of a sprite's shared palette (the figures are flat colours and anti-aliased edges).
+SPRITE_COLORS = 64
+#: libwebp's lossless effort, ``method`` 0-6 and ``quality`` 0-100. Quality 100 searches back
+#: far enough to reach the same pixels one frame up (the shadow control's first sprite of 20
+#: frames, 720 × 6480: 25 KB at method 3, 0.2 s; 100 KB at quality 50-75; 25 KB but 5.9 s at
+#: method 6; 143 KB as 20 palette PNGs).
+WEBP_OPTIONS = {"lossless": True, "method": 3, "quality": 100}
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    buf.seek(0)
-    img = Image.open(buf).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT,
-                                                  dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    img.save(out, format="png", optimize=True)
-    return out.getvalue()
+
+def _frame_pixels(fig) -> np.ndarray:
+    """The figure drawn on its canvas, as an ``(H, W, 3)`` array of bytes over white (what
+    :meth:`Control.png` saves: the house style saves at the figure's own dpi, untrimmed)."""
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    rgb = rgba[..., :3].astype(np.uint16)
+    alpha = rgba[..., 3:].astype(np.uint16)
+    return ((rgb * alpha + 255 * (255 - alpha) + 127) // 255).astype(np.uint8)
 
 
 def _state_key(indices) -> str:
     return ",".join(map(str, indices))
 
 
-def render_frames(control) -> dict[str, str]:
-    """Every state of ``control`` drawn once: ``{"i,j,...": PNG data URL}``, one index per
-    parameter into its ``values``. The control is left at the values it had.
+def _states(control):
+    """Every state of ``control`` in order (the last parameter varies fastest), drawn:
+    ``(key, pixels)`` pairs. The control is left at the values it had."""
+    saved = dict(control.values)
+    grids = [range(len(p.values)) for p in control.params]
+    try:
+        for combo in itertools.product(*grids):
+            control.set(draw=False, **{p.name: p.values[i]
+                                       for p, i in zip(control.params, combo, strict=True)})
+            yield _state_key(combo), _frame_pixels(control.fig)
+    finally:
+        control.set(**saved)
 
-    The frames are the explorable face's pictures; ``len`` is the product of the parameters'
-    numbers of values.
+
+def render_frames(control) -> dict[str, np.ndarray]:
+    """Every state of ``control`` drawn once: ``{"i,j,...": pixels}``, one index per parameter
+    into its ``values``, each frame an ``(H, W, 3)`` array of bytes. The control is left at
+    the values it had.
+
+    The frames are the explorable face's pictures (:func:`sprites` packs them); ``len`` is
+    the product of the parameters' numbers of values, in order (the last varies fastest).
 
     >>> def setup(fig):
     ...     return {"line": fig.add_subplot().plot([0, 1], [0, 0])[0]}
@@ -224,23 +251,75 @@ def render_frames(control) -> dict[str, str]:
     ...     artists["line"].set_linestyle("--" if dashed else "-")
     >>> control = Control(setup, update, [Slider("y", (0.0, 0.5, 1.0), 0.5), Toggle("dashed")],
     ...                   alt="a line at height {y}")
-    >>> sorted(render_frames(control))
-    ['0,0', '0,1', '1,0', '1,1', '2,0', '2,1']
+    >>> frames = render_frames(control)
+    >>> list(frames), frames["2,1"].shape
+    (['0,0', '0,1', '1,0', '1,1', '2,0', '2,1'], (360, 640, 3))
     >>> control.values
     {'y': 0.5, 'dashed': False}
     """
-    saved = dict(control.values)
-    frames = {}
-    grids = [range(len(p.values)) for p in control.params]
-    try:
-        for combo in itertools.product(*grids):
-            control.set(draw=False, **{p.name: p.values[i]
-                                       for p, i in zip(control.params, combo, strict=True)})
-            data = base64.b64encode(_png(control.fig)).decode("ascii")
-            frames[_state_key(combo)] = "data:image/png;base64," + data
-    finally:
-        control.set(**saved)
-    return frames
+    return dict(_states(control))
+
+
+def frames_per_sprite(height: int, width: int, pad: int = SPRITE_PAD) -> int:
+    """How many frames of ``height × width`` pixels one sprite holds: at most
+    :data:`SPRITE_MAX_PIXELS` pixels and :data:`WEBP_MAX_SIDE` rows, each frame taking
+    ``height + 2 pad`` rows.
+
+    >>> frames_per_sprite(320, 720)  # 34 × 324 × 720 × 4 bytes: 32 MB decoded
+    34
+    """
+    if height < 1 or width < 1:
+        raise ValueError(f"a frame needs at least one pixel, got {height} × {width}")
+    slot = height + 2 * pad
+    return max(1, min(SPRITE_MAX_PIXELS // (slot * width), WEBP_MAX_SIDE // slot))
+
+
+def sprite(frames, pad: int = SPRITE_PAD) -> bytes:
+    """Frames stacked top to bottom in one lossless WebP with a shared palette of
+    :data:`SPRITE_COLORS` colours; each frame repeats its top and bottom row ``pad`` times
+    above and below it, so frame ``k`` starts at row ``k (H + 2 pad) + pad``.
+
+    ``frames`` are ``(H, W, 3)`` arrays of bytes, all of one shape.
+
+    >>> from PIL import Image
+    >>> red, blue = np.zeros((4, 6, 3), np.uint8), np.zeros((4, 6, 3), np.uint8)
+    >>> red[..., 0], blue[..., 2] = 255, 255
+    >>> img = Image.open(io.BytesIO(sprite([red, blue], pad=1)))
+    >>> img.format, img.size, img.getpixel((0, 0)), img.getpixel((0, 7))
+    ('WEBP', (6, 12), (255, 0, 0), (0, 0, 255))
+    """
+    from PIL import Image
+
+    frames = list(frames)
+    if not frames:
+        raise ValueError("a sprite needs at least one frame")
+    shapes = {f.shape for f in frames}
+    if len(shapes) != 1 or len(frames[0].shape) != 3 or frames[0].shape[2] != 3:
+        raise ValueError(f"frames must be (H, W, 3) arrays of one shape, got {sorted(shapes)}")
+    stacked = np.concatenate([np.pad(f, ((pad, pad), (0, 0), (0, 0)), mode="edge")
+                              for f in frames])
+    img = Image.fromarray(stacked, "RGB").quantize(
+        colors=SPRITE_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    img.save(out, format="webp", **WEBP_OPTIONS)
+    return out.getvalue()
+
+
+def sprite_position(geometry: dict, frame: int) -> float:
+    """The vertical ``object-position`` (percent) that shows state ``frame`` of a control
+    through a box one frame high, in the sprite that holds it:
+    ``100 (k (H + 2 pad) + pad) / (m (H + 2 pad) - H)`` for slot ``k`` of ``m`` frames.
+
+    >>> sprite_position({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
+    50.0
+    >>> sprite_position({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # alone
+    50.0
+    """
+    height, pad, per = geometry["height"], geometry["pad"], geometry["perSprite"]
+    slot, first = height + 2 * pad, frame - frame % per
+    frames = min(per, geometry["count"] - first)
+    spare = frames * slot - height  # rows of the sprite outside the box
+    return 100 * ((frame - first) * slot + pad) / spare if spare else 0.0
 
 
 def smallest_text_px(fig) -> float:
@@ -350,23 +429,53 @@ class Control:
         return box
 
     def explorable_html(self) -> str:
-        """The explorable face: precomputed frames and HTML inputs, self-contained."""
-        frames = render_frames(self)
-        uid = "explorable-" + hashlib.sha1(
-            json.dumps(frames, sort_keys=True).encode()).hexdigest()[:12]
+        """The explorable face: precomputed frames and HTML inputs, self-contained.
+
+        The frames are packed into sprites (:func:`sprite`), :func:`frames_per_sprite` each,
+        in state order. The ``<img>`` shows one sprite through a box one frame high
+        (``aspect-ratio``, ``object-fit: cover``) and ``object-position: 0 P%`` picks frame
+        ``k`` of ``m`` in it: ``P = 100 (k (H + 2 pad) + pad) / (m (H + 2 pad) - H)``.
+        """
+        sprites, digest, count, shape = [], hashlib.sha1(), 0, None
+        chunk = []
+
+        def flush():
+            if chunk:
+                sprites.append("data:image/webp;base64," +
+                               base64.b64encode(sprite(chunk)).decode("ascii"))
+                chunk.clear()
+
+        keys = []
+        for key, pixels in _states(self):
+            if shape is None:
+                shape = pixels.shape
+                per = frames_per_sprite(shape[0], shape[1])
+            digest.update(pixels.tobytes())
+            keys.append(key)
+            chunk.append(pixels)
+            count += 1
+            if len(chunk) == per:
+                flush()
+        flush()
+        uid = "explorable-" + digest.hexdigest()[:12]
         indices = [p.values.index(self.values[p.name]) for p in self.params]
+        default = _state_key(indices)
+        at = keys.index(default)
+        src = sprites[at // per]
+        sprites[at // per] = None  # the <img> holds it: not twice in the page
         alts = {key: self.alt_text({p.name: p.values[int(j)] for p, j in
                                     zip(self.params, key.split(","), strict=True)})
-                for key in frames}
-        payload = json.dumps({"frames": frames, "alts": alts,
+                for key in keys}
+        geometry = {"width": shape[1], "height": shape[0], "pad": SPRITE_PAD,
+                    "perSprite": per, "count": count}
+        payload = json.dumps({"sprites": sprites, "sprite": geometry, "alts": alts,
                               "labels": [[p.fmt.format(v) for v in p.values]
                                          for p in self.params]})
         inputs = "".join(
             f'<div class="explorable-param">'
             f"{p.html_input(f'{uid}-{i}', i, self.values[p.name])}</div>"
             for i, p in enumerate(self.params))
-        default = _state_key(indices)
-        img = self._frame_img(frames[default], alts[default])
+        img = self._frame_img(src, alts[default], geometry, at)
         return (
             f'<div class="explorable" id="{uid}" data-state="{default}" role="group" '
             f'aria-label="Control: {", ".join(_describe(p) for p in self.params)}">'
@@ -378,14 +487,17 @@ class Control:
             "control.</p></div>"
         )
 
-    def _frame_img(self, src: str, alt: str) -> str:
-        """The ``<img>`` of the explorable face; on a narrow screen it keeps the width at which
-        its smallest text is :data:`MIN_TEXT_PX` tall (its box scrolls instead)."""
-        width = self.fig.get_figwidth() * self.fig.dpi
+    def _frame_img(self, src: str, alt: str, geometry: dict, frame: int) -> str:
+        """The ``<img>`` of the explorable face, showing ``frame`` of its sprite; on a narrow
+        screen it keeps the width at which its smallest text is :data:`MIN_TEXT_PX` tall
+        (its box scrolls instead)."""
+        width, height = geometry["width"], geometry["height"]
         text_px = smallest_text_px(self.fig)
         min_width = math.ceil(width * MIN_TEXT_PX / text_px)
         return (f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
-                f'style="max-width:100%;height:auto;min-width:{min_width}px">')
+                f'style="width:{width}px;max-width:100%;height:auto;min-width:{min_width}px;'
+                f"aspect-ratio:{width}/{height};object-fit:cover;"
+                f'object-position:0 {sprite_position(geometry, frame):.4f}%">')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}
