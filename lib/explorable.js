@@ -1,17 +1,24 @@
 // The explorable face of a lib.widgets.Control: shows precomputed frames as the reader moves
 // the HTML inputs, with no kernel and no network. lib/widgets.py inlines this file in each
 // control, right after the control's data, so that `document.currentScript` finds its control.
-// The frames are stacked in sprites; the <img> is one frame high (aspect-ratio, object-fit:
-// cover) and its object-position picks the frame (see lib.widgets.sprite_position).
+// The frames are stacked in sprites. A box one frame high (.explorable-view) clips the
+// sprite's <img>, whose `top` picks the frame (lib.widgets.sprite_top). On a screen too narrow
+// for the whole frame at a legible size, the frame is cut into its two `pieces` (at a blank
+// band of columns, e.g. between a plot and its readout; lib.widgets.narrow_pieces), which
+// stack.
 (function (root) {
   "use strict";
   var data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
-  var img = root.querySelector("img");
+  var figure = root.querySelector(".explorable-figure");
+  var view = root.querySelector(".explorable-view");
+  var img = view.querySelector("img");
   var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-param]"));
   var geo = data.sprite;
   var sizes = data.labels.map(function (values) { return values.length; });
   // The sprite the page opened with is the <img>'s own source (not repeated in the data).
   var sprites = data.sprites.map(function (src) { return src || img.src; });
+  var views = [view];
+  var frame = 0;
 
   // The position of one input in its parameter's list of values.
   function indexOf(input) {
@@ -32,13 +39,54 @@
     return parts.reduce(function (k, i, p) { return k * sizes[p] + i; }, 0);
   }
 
-  // The vertical object-position (percent) that shows frame k in its sprite.
-  function position(k) {
-    var slot = geo.height + 2 * geo.pad;
-    var first = k - (k % geo.perSprite);
-    var frames = Math.min(geo.perSprite, geo.count - first);
-    var spare = frames * slot - geo.height;
-    return spare ? 100 * ((k - first) * slot + geo.pad) / spare : 0;
+  // The row at which frame k starts in its sprite.
+  function firstRow(k) {
+    return (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
+  }
+
+  // Place every view's <img> on frame k: each view shows its piece [x0, x1, y0, y1] of it.
+  function place(k) {
+    var src = sprites[Math.floor(k / geo.perSprite)];
+    views.forEach(function (v) {
+      var pic = v.querySelector("img");
+      var piece = v.piece || [0, geo.width, 0, geo.height];
+      if (pic.src !== src) { pic.src = src; }
+      pic.style.top = (-100 * (firstRow(k) + piece[2]) / (piece[3] - piece[2])).toFixed(4) + "%";
+    });
+    img.dataset.frame = String(k);
+  }
+
+  // One view of the whole frame, or its two pieces stacked when the frame does not fit.
+  function layout() {
+    var room = figure.clientWidth;
+    var split = !!(geo.pieces && room && room < geo.width * geo.minScale);
+    var pieces = split ? geo.pieces : [[0, geo.width, 0, geo.height]];
+    if (split && views.length === 1) {
+      var half = view.cloneNode(true);
+      var pic = half.querySelector("img");
+      pic.alt = "";
+      pic.setAttribute("aria-hidden", "true");
+      figure.appendChild(half);
+      views.push(half);
+    }
+    var widest = Math.max.apply(null, pieces.map(function (p) { return p[1] - p[0]; }));
+    var scale = Math.min(1, Math.max(geo.minScale, room / widest));
+    figure.classList.toggle("explorable-split", split);
+    views.forEach(function (v, n) {
+      var piece = pieces[n];
+      var pic = v.querySelector("img");
+      v.hidden = !piece;
+      if (!piece) { return; }
+      v.piece = piece;
+      var w = piece[1] - piece[0];
+      v.style.aspectRatio = w + "/" + (piece[3] - piece[2]);
+      v.style.width = split ? (w * scale).toFixed(2) + "px" : geo.width + "px";
+      v.style.maxWidth = split ? "none" : "100%";
+      v.style.minWidth = split ? "0" : Math.ceil(geo.width * geo.minScale) + "px";
+      pic.style.width = (100 * geo.width / w).toFixed(4) + "%";
+      pic.style.left = (-100 * piece[0] / w).toFixed(4) + "%";
+    });
+    place(frame);
   }
 
   // Show each input's value beside it, and tell screen readers what a slider shows.
@@ -55,16 +103,10 @@
 
   function show() {
     var parts = indices();
-    var k = frameOf(parts);
-    var key = parts.join(",");
-    var src = sprites[Math.floor(k / geo.perSprite)];
-    if (img.src !== src) {
-      img.src = src;
-    }
-    img.style.objectPosition = "0 " + position(k).toFixed(4) + "%";
-    img.alt = data.alts[key];
-    img.dataset.frame = String(k);
-    root.dataset.state = key;
+    frame = frameOf(parts);
+    place(frame);
+    img.alt = data.alts[parts.join(",")];
+    root.dataset.state = parts.join(",");
     inputs.forEach(label);
   }
 
@@ -73,4 +115,17 @@
     input.addEventListener("change", show);
   });
   show();
+  layout();
+  var room = figure.clientWidth;
+  function relayout() {  // only when the room changes (a new layout resizes the box's height)
+    if (figure.clientWidth !== room) {
+      room = figure.clientWidth;
+      window.requestAnimationFrame(layout);
+    }
+  }
+  if (window.ResizeObserver) {
+    new ResizeObserver(relayout).observe(figure);
+  } else {
+    window.addEventListener("resize", relayout);
+  }
 })(document.currentScript.parentNode);

@@ -305,21 +305,76 @@ def sprite(frames, pad: int = SPRITE_PAD) -> bytes:
     return out.getvalue()
 
 
-def sprite_position(geometry: dict, frame: int) -> float:
-    """The vertical ``object-position`` (percent) that shows state ``frame`` of a control
-    through a box one frame high, in the sprite that holds it:
-    ``100 (k (H + 2 pad) + pad) / (m (H + 2 pad) - H)`` for slot ``k`` of ``m`` frames.
+def sprite_top(geometry: dict, frame: int) -> float:
+    """Where state ``frame`` starts in the sprite that holds it, in frame heights: the
+    ``<img>`` of the sprite sits ``-100 × this`` percent of its one-frame-high box from the
+    top. Slot ``k`` of a sprite starts at row ``k (H + 2 pad) + pad``.
 
-    >>> sprite_position({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
-    50.0
-    >>> sprite_position({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # alone
-    50.0
+    >>> sprite_top({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
+    1.3
+    >>> sprite_top({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # a new sprite
+    0.1
     """
     height, pad, per = geometry["height"], geometry["pad"], geometry["perSprite"]
-    slot, first = height + 2 * pad, frame - frame % per
-    frames = min(per, geometry["count"] - first)
-    spare = frames * slot - height  # rows of the sprite outside the box
-    return 100 * ((frame - first) * slot + pad) / spare if spare else 0.0
+    return ((frame % per) * (height + 2 * pad) + pad) / height
+
+
+def narrow_pieces(ink: np.ndarray, margin: int = 4) -> list[list[int]] | None:
+    """How a narrow screen shows a control's frames: two pieces ``[x0, x1, y0, y1]`` (pixel
+    columns and rows) cut at :func:`split_column` and trimmed to the rows drawn in them, with
+    ``margin`` blank rows; None if the frames cannot be cut. ``ink`` is an ``(H, W)`` array,
+    True where any frame is not white.
+
+    >>> ink = np.zeros((40, 100), bool)
+    >>> ink[2:38, 5:60] = ink[15:25, 75:95] = True  # a plot, its readout
+    >>> narrow_pieces(ink)
+    [[0, 67, 0, 40], [67, 100, 11, 29]]
+    """
+    frame = np.full(ink.shape[1:] + (3,), 255, np.uint8)[None]
+    frame[:, ink.any(axis=0)] = 0
+    split = split_column([frame])
+    if split is None:
+        return None
+    pieces = []
+    for x0, x1 in ((0, split), (split, ink.shape[1])):
+        rows = np.flatnonzero(ink[:, x0:x1].any(axis=1))
+        y0, y1 = max(0, rows[0] - margin), min(ink.shape[0], rows[-1] + 1 + margin)
+        pieces.append([int(x0), int(x1), int(y0), int(y1)])
+    return pieces
+
+
+def split_column(frames, min_gap: int = 6) -> int | None:
+    """A column at which every frame can be cut in two for a narrow screen: the middle of the
+    widest band of columns that are white in every frame, with drawing on both sides, its
+    middle in the central 30-85 % of the width (a plot and its readout, two panels); None if
+    there is no such band.
+
+    >>> frame = np.full((2, 20, 3), 255, np.uint8)
+    >>> frame[:, :6] = frame[:, 14:] = 0
+    >>> split_column([frame])
+    10
+    """
+    white = None
+    for f in frames:
+        w = (f == 255).all(axis=(0, 2))
+        white = w if white is None else white & w
+    if white is None:
+        return None
+    width = len(white)
+    drawn = np.flatnonzero(~white)
+    if not len(drawn):
+        return None
+    best, at = None, 0
+    for x in range(drawn[0], drawn[-1] + 1):  # runs of white columns inside the drawing
+        if white[x] and (x == 0 or not white[x - 1]):
+            end = x
+            while end < width and white[end]:
+                end += 1
+            middle = (x + end) // 2
+            if end - x >= min_gap and 0.3 * width <= middle <= 0.85 * width and \
+                    (best is None or end - x > best):
+                best, at = end - x, middle
+    return at if best is not None else None
 
 
 def smallest_text_px(fig) -> float:
@@ -432,9 +487,9 @@ class Control:
         """The explorable face: precomputed frames and HTML inputs, self-contained.
 
         The frames are packed into sprites (:func:`sprite`), :func:`frames_per_sprite` each,
-        in state order. The ``<img>`` shows one sprite through a box one frame high
-        (``aspect-ratio``, ``object-fit: cover``) and ``object-position: 0 P%`` picks frame
-        ``k`` of ``m`` in it: ``P = 100 (k (H + 2 pad) + pad) / (m (H + 2 pad) - H)``.
+        in state order. The ``<img>`` of a sprite sits in a box one frame high that clips it
+        (``aspect-ratio``, ``overflow: hidden``); its ``top`` picks the frame
+        (:func:`sprite_top`).
         """
         sprites, digest, count, shape = [], hashlib.sha1(), 0, None
         chunk = []
@@ -445,12 +500,14 @@ class Control:
                                base64.b64encode(sprite(chunk)).decode("ascii"))
                 chunk.clear()
 
-        keys = []
+        keys, ink = [], None
         for key, pixels in _states(self):
             if shape is None:
                 shape = pixels.shape
                 per = frames_per_sprite(shape[0], shape[1])
+                ink = np.zeros(shape[:2], bool)
             digest.update(pixels.tobytes())
+            ink |= (pixels != 255).any(axis=2)
             keys.append(key)
             chunk.append(pixels)
             count += 1
@@ -466,8 +523,10 @@ class Control:
         alts = {key: self.alt_text({p.name: p.values[int(j)] for p, j in
                                     zip(self.params, key.split(","), strict=True)})
                 for key in keys}
+        text_px = smallest_text_px(self.fig)
         geometry = {"width": shape[1], "height": shape[0], "pad": SPRITE_PAD,
-                    "perSprite": per, "count": count}
+                    "perSprite": per, "count": count, "pieces": narrow_pieces(ink),
+                    "minScale": round(MIN_TEXT_PX / text_px, 4)}
         payload = json.dumps({"sprites": sprites, "sprite": geometry, "alts": alts,
                               "labels": [[p.fmt.format(v) for v in p.values]
                                          for p in self.params]})
@@ -488,16 +547,20 @@ class Control:
         )
 
     def _frame_img(self, src: str, alt: str, geometry: dict, frame: int) -> str:
-        """The ``<img>`` of the explorable face, showing ``frame`` of its sprite; on a narrow
-        screen it keeps the width at which its smallest text is :data:`MIN_TEXT_PX` tall
-        (its box scrolls instead)."""
+        """The explorable face's picture: a box one frame high that clips the sprite's
+        ``<img>``, placed to show ``frame``. On a narrow screen the box keeps the width at
+        which the smallest text is :data:`MIN_TEXT_PX` tall, and scrolls; ``explorable.js``
+        cuts the frame in two at ``geometry["split"]`` instead, when there is one."""
         width, height = geometry["width"], geometry["height"]
         text_px = smallest_text_px(self.fig)
         min_width = math.ceil(width * MIN_TEXT_PX / text_px)
-        return (f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
-                f'style="width:{width}px;max-width:100%;height:auto;min-width:{min_width}px;'
-                f"aspect-ratio:{width}/{height};object-fit:cover;"
-                f'object-position:0 {sprite_position(geometry, frame):.4f}%">')
+        top = 100 * sprite_top(geometry, frame)
+        return (f'<div class="explorable-view" style="position:relative;overflow:hidden;'
+                f"width:{width}px;max-width:100%;min-width:{min_width}px;"
+                f'aspect-ratio:{width}/{height}">'
+                f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
+                f'style="position:absolute;left:0;top:-{top:.4f}%;width:100%;max-width:none;'
+                f'height:auto"></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}

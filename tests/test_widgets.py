@@ -150,9 +150,20 @@ def test_states_split_into_sprites_of_bounded_size(control, monkeypatch):
         assert int(np.argmin(distance)) == k
     for k in range(6):
         slot_top = (k % 3) * (360 + 4) + 2  # rows above frame k in its sprite
-        spare = 3 * (360 + 4) - 360
-        assert widgets.sprite_position(payload["sprite"], k) == pytest.approx(
-            100 * slot_top / spare)
+        assert widgets.sprite_top(payload["sprite"], k) == pytest.approx(slot_top / 360)
+
+
+def test_split_column_finds_the_gap_between_plot_and_readout():
+    from lib.widgets import split_column
+
+    frame = np.full((10, 100, 3), 255, np.uint8)
+    frame[:, 5:60] = 0  # a plot
+    frame[:, 75:95] = 0  # its readout
+    assert split_column([frame]) == 67
+    assert split_column([frame[:, :60]]) is None  # no blank band inside the drawing
+    other = frame.copy()
+    other[:, 60:66] = 0  # a frame whose drawing reaches into the band narrows it
+    assert split_column([frame, other]) == 70
 
 
 def test_sprite_rejects_bad_frames():
