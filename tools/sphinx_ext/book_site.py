@@ -11,7 +11,8 @@ Registered in ``_config.yml`` under ``sphinx.local_extensions``. For the HTML bu
 * **a lighter page**: the theme's Font Awesome script (1.5 MB, every icon) is cut down to the
   icons the site uses, its web fonts to the glyphs the CSS uses, its CSS to the rules of
   icons the site uses; pages other than the search page do not load the search index (the
-  theme loads it for a search-as-you-type box that is off); figure PNGs get a palette;
+  theme loads it for a search-as-you-type box that is off), nor sphinx-design's files unless
+  they use one of its components; figure PNGs get a palette;
   a favicon (no 404); the theme's colour mode defaults to ``auto`` (no
   "invalid theme mode" error in the console);
 * **for phones and screen readers** (``book/_static/book.css`` and ``book.js``): display
@@ -124,6 +125,26 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
             seen.add(key)
             kept.append(js)
     scripts[:] = kept
+
+
+#: sphinx-design's files, which Jupyter Book adds to every page (62 KB).
+DESIGN_FILES = ("sphinx-design", "design-tabs.js")
+#: A sphinx-design component in a page's body (cards, tabs, grids, buttons, badges...).
+DESIGN_CLASS = re.compile(r'class="(?:[^"]*\s)?sd-')
+
+
+def drop_unused_design(app, pagename, templatename, context, doctree):
+    """A page with no sphinx-design component loads neither its style sheet nor its tabs
+    script."""
+    body = context.get("body")
+    if not isinstance(body, str) or DESIGN_CLASS.search(body):
+        return
+    for key in ("css_files", "script_files"):
+        files = context.get(key)
+        if isinstance(files, list):
+            files[:] = [f for f in files
+                        if not any(d in (getattr(f, "filename", None) or str(f))
+                                   for d in DESIGN_FILES)]
 
 
 def fix_citation_roles(app, pagename, templatename, context, doctree):
@@ -406,6 +427,7 @@ def setup(app):
     # after sphinx-book-theme's launch buttons (priority 501) copied the notebook
     app.connect("html-page-context", rewrite_notebook_download, priority=600)
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("html-page-context", drop_unused_design, priority=900)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
