@@ -7,8 +7,10 @@ functions: ``setup(fig)`` draws the figure once and returns its artists, and
 * **live** (Jupyter, Binder): ipywidgets controls redraw the figure into an ``Image`` widget;
 * **static** (PDF, any viewer without HTML): the figure at the default values, as a PNG;
 * **explorable** (the website, no kernel, no network): every combination of a small grid of
-  parameter values is drawn once, ahead of time, and a short script (``explorable.js``, shipped
-  with this package) swaps the pictures as the reader moves the HTML inputs.
+  parameter values is drawn once, ahead of time, the frames stacked in a few lossless WebP
+  sprites (:func:`sprite`), and a short script (``explorable.js``, shipped with this package)
+  moves the sprite in its one-frame window as the reader moves the HTML inputs; on a narrow
+  screen it shows the frame in two stacked pieces (:func:`narrow_pieces`).
 
 Each parameter class (:class:`Slider`, :class:`Toggle`, :class:`Choice`) builds its own live
 widget and its own HTML input; :func:`render_frames` draws every state in one place. All three
