@@ -2,7 +2,7 @@
 // the HTML inputs, with no kernel and no network. lib/widgets.py inlines this file in each
 // control, right after the control's data, so that `document.currentScript` finds its control.
 // The frames are stacked in sprites. A box one frame high (.explorable-view) clips the
-// sprite's <img>, whose `top` picks the frame (lib.widgets.sprite_top). On a screen too narrow
+// sprite's <img>, moved up to the frame (lib.widgets.sprite_rows). On a screen too narrow
 // for the whole frame at a legible size, the frame is cut into its two `pieces` (at a blank
 // band of columns, e.g. between a plot and its readout; lib.widgets.narrow_pieces), which
 // stack.
@@ -39,19 +39,25 @@
     return parts.reduce(function (k, i, p) { return k * sizes[p] + i; }, 0);
   }
 
-  // The row at which frame k starts in its sprite.
-  function firstRow(k) {
-    return (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
+  // The row at which frame k starts in its sprite, and the height of that sprite.
+  function rowsOf(k) {
+    var slot = geo.height + 2 * geo.pad;
+    var first = k - (k % geo.perSprite);
+    return [(k - first) * slot + geo.pad, Math.min(geo.perSprite, geo.count - first) * slot];
   }
 
   // Place every view's <img> on frame k: each view shows its piece [x0, x1, y0, y1] of it.
+  // The sprite moves up by a fraction of its own height, exact at any scale.
   function place(k) {
     var src = sprites[Math.floor(k / geo.perSprite)];
+    var rows = rowsOf(k);
     views.forEach(function (v) {
       var pic = v.querySelector("img");
       var piece = v.piece || [0, geo.width, 0, geo.height];
       if (pic.src !== src) { pic.src = src; }
-      pic.style.top = (-100 * (firstRow(k) + piece[2]) / (piece[3] - piece[2])).toFixed(4) + "%";
+      pic.style.aspectRatio = geo.width + "/" + rows[1];
+      pic.style.transform = "translateY(" +
+        (-100 * (rows[0] + piece[2]) / rows[1]).toFixed(5) + "%)";
     });
     img.dataset.frame = String(k);
   }

@@ -307,18 +307,20 @@ def sprite(frames, pad: int = SPRITE_PAD) -> bytes:
     return out.getvalue()
 
 
-def sprite_top(geometry: dict, frame: int) -> float:
-    """Where state ``frame`` starts in the sprite that holds it, in frame heights: the
-    ``<img>`` of the sprite sits ``-100 × this`` percent of its one-frame-high box from the
-    top. Slot ``k`` of a sprite starts at row ``k (H + 2 pad) + pad``.
+def sprite_rows(geometry: dict, frame: int) -> tuple[int, int]:
+    """Where state ``frame`` lies in the sprite that holds it: ``(first row, sprite height)``
+    in pixels. Slot ``k`` of a sprite of ``m`` frames starts at row ``k (H + 2 pad) + pad``
+    of ``m (H + 2 pad)``. The ``<img>`` of the sprite is moved up by ``first / height`` of its
+    own height (``translateY``: exact at any scale, unlike an offset in box heights).
 
-    >>> sprite_top({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
-    1.3
-    >>> sprite_top({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # a new sprite
-    0.1
+    >>> sprite_rows({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
+    (13, 36)
+    >>> sprite_rows({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # a new sprite
+    (1, 12)
     """
     height, pad, per = geometry["height"], geometry["pad"], geometry["perSprite"]
-    return ((frame % per) * (height + 2 * pad) + pad) / height
+    slot, first = height + 2 * pad, frame - frame % per
+    return (frame - first) * slot + pad, min(per, geometry["count"] - first) * slot
 
 
 def narrow_pieces(ink: np.ndarray, margin: int = 4) -> list[list[int]] | None:
@@ -491,7 +493,7 @@ class Control:
         The frames are packed into sprites (:func:`sprite`), :func:`frames_per_sprite` each,
         in state order. The ``<img>`` of a sprite sits in a box one frame high that clips it
         (``aspect-ratio``, ``overflow: hidden``); its ``top`` picks the frame
-        (:func:`sprite_top`).
+        (:func:`sprite_rows`).
         """
         sprites, digest, count, shape = [], hashlib.sha1(), 0, None
         chunk = []
@@ -552,17 +554,18 @@ class Control:
         """The explorable face's picture: a box one frame high that clips the sprite's
         ``<img>``, placed to show ``frame``. On a narrow screen the box keeps the width at
         which the smallest text is :data:`MIN_TEXT_PX` tall, and scrolls; ``explorable.js``
-        cuts the frame in two at ``geometry["split"]`` instead, when there is one."""
+        shows the frame's two ``geometry["pieces"]`` instead, when it has them."""
         width, height = geometry["width"], geometry["height"]
         text_px = smallest_text_px(self.fig)
         min_width = math.ceil(width * MIN_TEXT_PX / text_px)
-        top = 100 * sprite_top(geometry, frame)
+        row, rows = sprite_rows(geometry, frame)
         return (f'<div class="explorable-view" style="position:relative;overflow:hidden;'
                 f"width:{width}px;max-width:100%;min-width:{min_width}px;"
                 f'aspect-ratio:{width}/{height}">'
                 f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
-                f'style="position:absolute;left:0;top:-{top:.4f}%;width:100%;max-width:none;'
-                f'height:auto"></div>')
+                f'style="position:absolute;left:0;top:0;width:100%;max-width:none;height:auto;'
+                f"aspect-ratio:{width}/{rows};transform:translateY(-{100 * row / rows:.5f}%)"
+                f'"></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}

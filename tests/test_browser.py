@@ -191,7 +191,7 @@ EXPLORE = r"""
       const old = el.type === 'checkbox' ? el.checked : el.value;
       const output = root.querySelector(`output[for="${el.id}"]`);
       const label = root.querySelector(`label[for="${el.id}"]`);
-      const seen = new Set([img.src + img.style.top]);
+      const seen = new Set([img.src + img.style.transform]);
       const wrong = [];
       for (let v = 0; v < count; v++) {
         if (el.type === 'checkbox') { el.checked = !!v; } else { el.value = String(v); }
@@ -201,19 +201,22 @@ EXPLORE = r"""
         const k = keys.indexOf(state);
         const row = (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
         const shown = data.labels[p][v];
-        const scale = view.getBoundingClientRect().height / geo.height;
+        const scale = view.getBoundingClientRect().width / geo.width;
         const offset = view.getBoundingClientRect().top - img.getBoundingClientRect().top;
+        const first = k - k % geo.perSprite;
+        const rows = Math.min(geo.perSprite, geo.count - first) * (geo.height + 2 * geo.pad);
+        const shift = /translateY\((-?[\d.]+)%\)/.exec(img.style.transform);
         if (k < 0 || +state.split(',')[p] !== v ||
             img.src !== sprites[Math.floor(k / geo.perSprite)] ||
             // the style as set (a browser keeps six digits) and the picture as laid out
-            Math.abs(parseFloat(img.style.top) + 100 * row / geo.height) > 1e-5 * row + 1e-4 ||
+            !shift || Math.abs(parseFloat(shift[1]) + 100 * row / rows) > 1e-3 ||
             (scale > 0 && Math.abs(offset - row * scale) > 0.5) ||
             img.alt !== data.alts[state] || !img.alt ||
             (output && output.textContent !== shown) ||
             (el.type === 'range' && el.getAttribute('aria-valuetext') !== shown)) {
           wrong.push(v);
         }
-        seen.add(img.src + img.style.top);
+        seen.add(img.src + img.style.transform);
       }
       if (el.type === 'checkbox') { el.checked = old; } else { el.value = old; }
       el.dispatchEvent(new Event('input', {bubbles: true}));
@@ -354,6 +357,55 @@ PHONE_CHECK = r"""
 """
 
 
+# On a narrow screen a control may show its frame in two stacked pieces: both follow the
+# inputs (the same sprite, each placed on its own rows of the current frame), and together
+# they show the frame's whole width.
+PIECES_CHECK = r"""
+() => {
+  const problems = [];
+  document.querySelectorAll('.explorable').forEach((root, n) => {
+    const data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
+    const geo = data.sprite;
+    const views = Array.from(root.querySelectorAll('.explorable-view')).filter(v => !v.hidden);
+    if (views.length < 2) { return; }
+    const pieces = geo.pieces;
+    if (!pieces || views.length !== pieces.length) {
+      problems.push(`explorable ${n}: ${views.length} pieces shown for ${JSON.stringify(pieces)}`);
+      return;
+    }
+    const widths = pieces.map(p => p[1] - p[0]);
+    if (widths.reduce((a, b) => a + b) !== geo.width || pieces[0][0] !== 0) {
+      problems.push(`explorable ${n}: pieces ${JSON.stringify(pieces)} do not tile the frame`);
+    }
+    const keys = Object.keys(data.alts);
+    const el = root.querySelector('[data-param]');
+    const count = el.type === 'checkbox' ? 2 : el.type === 'range' ? (+el.max + 1)
+                                                                   : el.options.length;
+    const old = el.type === 'checkbox' ? el.checked : el.value;
+    for (let v = 0; v < count; v++) {
+      if (el.type === 'checkbox') { el.checked = !!v; } else { el.value = String(v); }
+      el.dispatchEvent(new Event('input', {bubbles: true}));
+      const k = keys.indexOf(root.dataset.state);
+      const row = (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
+      const src = views[0].querySelector('img').src;
+      views.forEach((view, i) => {
+        const img = view.querySelector('img'), box = view.getBoundingClientRect();
+        const r = img.getBoundingClientRect();
+        const scale = box.width / widths[i];
+        if (img.src !== src || Math.abs((box.top - r.top) - (row + pieces[i][2]) * scale) > 0.5
+            || Math.abs((box.left - r.left) - pieces[i][0] * scale) > 0.5) {
+          problems.push(`explorable ${n}: piece ${i} misplaced at value ${v}`);
+        }
+      });
+    }
+    if (el.type === 'checkbox') { el.checked = old; } else { el.value = old; }
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+  });
+  return problems;
+}
+"""
+
+
 def page_problems(v: Visit, origin: str) -> list[str]:
     """What went wrong while loading: other hosts, failed requests, exceptions, console."""
     problems = []
@@ -458,7 +510,7 @@ def test_page_on_a_phone(server, visit, page):
     name = page.replace("/", "_").removesuffix(".html")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     v.page.screenshot(path=ARTIFACTS / f"{name}-phone.png")  # the first screen (time)
-    problems = page_problems(v, server) + phone
+    problems = page_problems(v, server) + phone + v.js(PIECES_CHECK)
     assert not problems, f"{page} at 390 px:\n  " + "\n  ".join(problems)
 
 

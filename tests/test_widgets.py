@@ -150,7 +150,7 @@ def test_states_split_into_sprites_of_bounded_size(control, monkeypatch):
         assert int(np.argmin(distance)) == k
     for k in range(6):
         slot_top = (k % 3) * (360 + 4) + 2  # rows above frame k in its sprite
-        assert widgets.sprite_top(payload["sprite"], k) == pytest.approx(slot_top / 360)
+        assert widgets.sprite_rows(payload["sprite"], k) == (slot_top, 3 * (360 + 4))
 
 
 def test_split_column_finds_the_gap_between_plot_and_readout():
