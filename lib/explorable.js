@@ -1,24 +1,98 @@
-// The explorable face of a lib.widgets.Control: swaps precomputed frames as the reader moves
+// The explorable face of a lib.widgets.Control: shows precomputed frames as the reader moves
 // the HTML inputs, with no kernel and no network. lib/widgets.py inlines this file in each
 // control, right after the control's data, so that `document.currentScript` finds its control.
+// The frames are stacked in sprites. A box one frame high (.explorable-view) clips the
+// sprite's <img>, moved up to the frame (lib.widgets.sprite_rows). On a screen too narrow
+// for the whole frame at a legible size, the frame is cut into its two `pieces` (at a blank
+// band of columns, e.g. between a plot and its readout; lib.widgets.narrow_pieces), which
+// stack.
 (function (root) {
   "use strict";
   var data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
-  var img = root.querySelector("img");
+  var figure = root.querySelector(".explorable-figure");
+  var view = root.querySelector(".explorable-view");
+  var img = view.querySelector("img");
   var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-param]"));
+  var geo = data.sprite;
+  var sizes = data.labels.map(function (values) { return values.length; });
+  // The sprite the page opened with is the <img>'s own source (not repeated in the data).
+  var sprites = data.sprites.map(function (src) { return src || img.src; });
+  var views = [view];
+  var frame = 0;
 
   // The position of one input in its parameter's list of values.
   function indexOf(input) {
     return input.type === "checkbox" ? (input.checked ? 1 : 0) : Number(input.value);
   }
 
-  // The key of the frame for the inputs as they stand: "i,j,k", one index per parameter.
-  function key() {
-    var parts = [];
+  // One index per parameter for the inputs as they stand.
+  function indices() {
+    var parts = sizes.map(function () { return 0; });
     inputs.forEach(function (input) {
       parts[Number(input.dataset.param)] = indexOf(input);
     });
-    return parts.join(",");
+    return parts;
+  }
+
+  // The state's number in drawing order (the last parameter varies fastest).
+  function frameOf(parts) {
+    return parts.reduce(function (k, i, p) { return k * sizes[p] + i; }, 0);
+  }
+
+  // The row at which frame k starts in its sprite, and the height of that sprite.
+  function rowsOf(k) {
+    var slot = geo.height + 2 * geo.pad;
+    var first = k - (k % geo.perSprite);
+    return [(k - first) * slot + geo.pad, Math.min(geo.perSprite, geo.count - first) * slot];
+  }
+
+  // Place every view's <img> on frame k: each view shows its piece [x0, x1, y0, y1] of it.
+  // The sprite moves up by a fraction of its own height, exact at any scale.
+  function place(k) {
+    var src = sprites[Math.floor(k / geo.perSprite)];
+    var rows = rowsOf(k);
+    views.forEach(function (v) {
+      var pic = v.querySelector("img");
+      var piece = v.piece || [0, geo.width, 0, geo.height];
+      if (pic.src !== src) { pic.src = src; }
+      pic.style.aspectRatio = geo.width + "/" + rows[1];
+      pic.style.transform = "translateY(" +
+        (-100 * (rows[0] + piece[2]) / rows[1]).toFixed(5) + "%)";
+    });
+    img.dataset.frame = String(k);
+  }
+
+  // One view of the whole frame, or its two pieces stacked when the frame does not fit.
+  function layout() {
+    var room = figure.clientWidth;
+    var split = !!(geo.pieces && room && room < geo.width * geo.minScale);
+    var pieces = split ? geo.pieces : [[0, geo.width, 0, geo.height]];
+    if (split && views.length === 1) {
+      var half = view.cloneNode(true);
+      var pic = half.querySelector("img");
+      pic.alt = "";
+      pic.setAttribute("aria-hidden", "true");
+      figure.appendChild(half);
+      views.push(half);
+    }
+    var widest = Math.max.apply(null, pieces.map(function (p) { return p[1] - p[0]; }));
+    var scale = Math.min(1, Math.max(geo.minScale, room / widest));
+    figure.classList.toggle("explorable-split", split);
+    views.forEach(function (v, n) {
+      var piece = pieces[n];
+      var pic = v.querySelector("img");
+      v.hidden = !piece;
+      if (!piece) { return; }
+      v.piece = piece;
+      var w = piece[1] - piece[0];
+      v.style.aspectRatio = w + "/" + (piece[3] - piece[2]);
+      v.style.width = split ? (w * scale).toFixed(2) + "px" : geo.width + "px";
+      v.style.maxWidth = split ? "none" : "100%";
+      v.style.minWidth = split ? "0" : Math.ceil(geo.width * geo.minScale) + "px";
+      pic.style.width = (100 * geo.width / w).toFixed(4) + "%";
+      pic.style.left = (-100 * piece[0] / w).toFixed(4) + "%";
+    });
+    place(frame);
   }
 
   // Show each input's value beside it, and tell screen readers what a slider shows.
@@ -34,10 +108,11 @@
   }
 
   function show() {
-    var k = key();
-    img.src = data.frames[k];
-    img.alt = data.alts[k];
-    root.dataset.state = k;
+    var parts = indices();
+    frame = frameOf(parts);
+    place(frame);
+    img.alt = data.alts[parts.join(",")];
+    root.dataset.state = parts.join(",");
     inputs.forEach(label);
   }
 
@@ -46,4 +121,17 @@
     input.addEventListener("change", show);
   });
   show();
+  layout();
+  var room = figure.clientWidth;
+  function relayout() {  // only when the room changes (a new layout resizes the box's height)
+    if (figure.clientWidth !== room) {
+      room = figure.clientWidth;
+      window.requestAnimationFrame(layout);
+    }
+  }
+  if (window.ResizeObserver) {
+    new ResizeObserver(relayout).observe(figure);
+  } else {
+    window.addEventListener("resize", relayout);
+  }
 })(document.currentScript.parentNode);

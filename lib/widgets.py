@@ -7,8 +7,10 @@ functions: ``setup(fig)`` draws the figure once and returns its artists, and
 * **live** (Jupyter, Binder): ipywidgets controls redraw the figure into an ``Image`` widget;
 * **static** (PDF, any viewer without HTML): the figure at the default values, as a PNG;
 * **explorable** (the website, no kernel, no network): every combination of a small grid of
-  parameter values is drawn once, ahead of time, and a short script (``explorable.js``, shipped
-  with this package) swaps the pictures as the reader moves the HTML inputs.
+  parameter values is drawn once, ahead of time, the frames stacked in a few lossless WebP
+  sprites (:func:`sprite`), and a short script (``explorable.js``, shipped with this package)
+  moves the sprite in its one-frame window as the reader moves the HTML inputs; on a narrow
+  screen it shows the frame in two stacked pieces (:func:`narrow_pieces`).
 
 Each parameter class (:class:`Slider`, :class:`Toggle`, :class:`Choice`) builds its own live
 widget and its own HTML input; :func:`render_frames` draws every state in one place. All three
@@ -38,7 +40,7 @@ from matplotlib.text import Text
 
 from .plotting import use_house_style
 
-__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames"]
+__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames", "sprite"]
 
 #: The smallest text height (CSS pixels) a frame may be shown at: on a narrow screen a frame
 #: keeps at least the width at which its smallest text is this tall, and its box scrolls.
@@ -192,30 +194,57 @@ class Choice:
                 f'<select id="{uid}" data-param="{index}">{options}</select>')
 
 
-def _png(fig) -> bytes:
-    """The figure as a PNG, reduced to 64 colours (a frame of the explorable face)."""
-    from PIL import Image
+#: Rows each frame of a sprite repeats of its own top and bottom edge, above and below it: a
+#: browser that scales the sprite samples a little beyond a frame's edge, and finds its own
+#: pixels there, never the neighbouring frame's.
+SPRITE_PAD = 2
+#: The most pixels one sprite holds (decoded, 4 bytes each: 32 MB), and WebP's largest side.
+SPRITE_MAX_PIXELS = 8_000_000
+WEBP_MAX_SIDE = 16383
+#: Colours of a sprite's shared palette (the figures are flat colours and anti-aliased edges).
+SPRITE_COLORS = 64
+#: libwebp's lossless effort, ``method`` 0-6 and ``quality`` 0-100. Quality 100 searches back
+#: far enough to reach the same pixels one frame up (the shadow control's first sprite of 20
+#: frames, 720 × 6480: 25 KB at method 3, 0.2 s; 100 KB at quality 50-75; 25 KB but 5.9 s at
+#: method 6; 143 KB as 20 palette PNGs).
+WEBP_OPTIONS = {"lossless": True, "method": 3, "quality": 100}
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    buf.seek(0)
-    img = Image.open(buf).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT,
-                                                  dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    img.save(out, format="png", optimize=True)
-    return out.getvalue()
+
+def _frame_pixels(fig) -> np.ndarray:
+    """The figure drawn on its canvas, as an ``(H, W, 3)`` array of bytes over white (what
+    :meth:`Control.png` saves: the house style saves at the figure's own dpi, untrimmed)."""
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    rgb = rgba[..., :3].astype(np.uint16)
+    alpha = rgba[..., 3:].astype(np.uint16)
+    return ((rgb * alpha + 255 * (255 - alpha) + 127) // 255).astype(np.uint8)
 
 
 def _state_key(indices) -> str:
     return ",".join(map(str, indices))
 
 
-def render_frames(control) -> dict[str, str]:
-    """Every state of ``control`` drawn once: ``{"i,j,...": PNG data URL}``, one index per
-    parameter into its ``values``. The control is left at the values it had.
+def _states(control):
+    """Every state of ``control`` in order (the last parameter varies fastest), drawn:
+    ``(key, pixels)`` pairs. The control is left at the values it had."""
+    saved = dict(control.values)
+    grids = [range(len(p.values)) for p in control.params]
+    try:
+        for combo in itertools.product(*grids):
+            control.set(draw=False, **{p.name: p.values[i]
+                                       for p, i in zip(control.params, combo, strict=True)})
+            yield _state_key(combo), _frame_pixels(control.fig)
+    finally:
+        control.set(**saved)
 
-    The frames are the explorable face's pictures; ``len`` is the product of the parameters'
-    numbers of values.
+
+def render_frames(control) -> dict[str, np.ndarray]:
+    """Every state of ``control`` drawn once: ``{"i,j,...": pixels}``, one index per parameter
+    into its ``values``, each frame an ``(H, W, 3)`` array of bytes. The control is left at
+    the values it had.
+
+    The frames are the explorable face's pictures (:func:`sprites` packs them); ``len`` is
+    the product of the parameters' numbers of values, in order (the last varies fastest).
 
     >>> def setup(fig):
     ...     return {"line": fig.add_subplot().plot([0, 1], [0, 0])[0]}
@@ -224,23 +253,132 @@ def render_frames(control) -> dict[str, str]:
     ...     artists["line"].set_linestyle("--" if dashed else "-")
     >>> control = Control(setup, update, [Slider("y", (0.0, 0.5, 1.0), 0.5), Toggle("dashed")],
     ...                   alt="a line at height {y}")
-    >>> sorted(render_frames(control))
-    ['0,0', '0,1', '1,0', '1,1', '2,0', '2,1']
+    >>> frames = render_frames(control)
+    >>> list(frames), frames["2,1"].shape
+    (['0,0', '0,1', '1,0', '1,1', '2,0', '2,1'], (360, 640, 3))
     >>> control.values
     {'y': 0.5, 'dashed': False}
     """
-    saved = dict(control.values)
-    frames = {}
-    grids = [range(len(p.values)) for p in control.params]
-    try:
-        for combo in itertools.product(*grids):
-            control.set(draw=False, **{p.name: p.values[i]
-                                       for p, i in zip(control.params, combo, strict=True)})
-            data = base64.b64encode(_png(control.fig)).decode("ascii")
-            frames[_state_key(combo)] = "data:image/png;base64," + data
-    finally:
-        control.set(**saved)
-    return frames
+    return dict(_states(control))
+
+
+def frames_per_sprite(height: int, width: int, pad: int = SPRITE_PAD) -> int:
+    """How many frames of ``height × width`` pixels one sprite holds: at most
+    :data:`SPRITE_MAX_PIXELS` pixels and :data:`WEBP_MAX_SIDE` rows, each frame taking
+    ``height + 2 pad`` rows.
+
+    >>> frames_per_sprite(320, 720)  # 34 × 324 × 720 × 4 bytes: 32 MB decoded
+    34
+    """
+    if height < 1 or width < 1:
+        raise ValueError(f"a frame needs at least one pixel, got {height} × {width}")
+    slot = height + 2 * pad
+    return max(1, min(SPRITE_MAX_PIXELS // (slot * width), WEBP_MAX_SIDE // slot))
+
+
+def sprite(frames, pad: int = SPRITE_PAD) -> bytes:
+    """Frames stacked top to bottom in one lossless WebP with a shared palette of
+    :data:`SPRITE_COLORS` colours; each frame repeats its top and bottom row ``pad`` times
+    above and below it, so frame ``k`` starts at row ``k (H + 2 pad) + pad``.
+
+    ``frames`` are ``(H, W, 3)`` arrays of bytes, all of one shape.
+
+    >>> from PIL import Image
+    >>> red, blue = np.zeros((4, 6, 3), np.uint8), np.zeros((4, 6, 3), np.uint8)
+    >>> red[..., 0], blue[..., 2] = 255, 255
+    >>> img = Image.open(io.BytesIO(sprite([red, blue], pad=1)))
+    >>> img.format, img.size, img.getpixel((0, 0)), img.getpixel((0, 7))
+    ('WEBP', (6, 12), (255, 0, 0), (0, 0, 255))
+    """
+    from PIL import Image
+
+    frames = list(frames)
+    if not frames:
+        raise ValueError("a sprite needs at least one frame")
+    shapes = {f.shape for f in frames}
+    if len(shapes) != 1 or len(frames[0].shape) != 3 or frames[0].shape[2] != 3:
+        raise ValueError(f"frames must be (H, W, 3) arrays of one shape, got {sorted(shapes)}")
+    stacked = np.concatenate([np.pad(f, ((pad, pad), (0, 0), (0, 0)), mode="edge")
+                              for f in frames])
+    img = Image.fromarray(stacked, "RGB").quantize(
+        colors=SPRITE_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    img.save(out, format="webp", **WEBP_OPTIONS)
+    return out.getvalue()
+
+
+def sprite_rows(geometry: dict, frame: int) -> tuple[int, int]:
+    """Where state ``frame`` lies in the sprite that holds it: ``(first row, sprite height)``
+    in pixels. Slot ``k`` of a sprite of ``m`` frames starts at row ``k (H + 2 pad) + pad``
+    of ``m (H + 2 pad)``. The ``<img>`` of the sprite is moved up by ``first / height`` of its
+    own height (``translateY``: exact at any scale, unlike an offset in box heights).
+
+    >>> sprite_rows({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 1)
+    (13, 36)
+    >>> sprite_rows({"height": 10, "pad": 1, "perSprite": 3, "count": 4}, 3)  # a new sprite
+    (1, 12)
+    """
+    height, pad, per = geometry["height"], geometry["pad"], geometry["perSprite"]
+    slot, first = height + 2 * pad, frame - frame % per
+    return (frame - first) * slot + pad, min(per, geometry["count"] - first) * slot
+
+
+def narrow_pieces(ink: np.ndarray, margin: int = 4) -> list[list[int]] | None:
+    """How a narrow screen shows a control's frames: two pieces ``[x0, x1, y0, y1]`` (pixel
+    columns and rows) cut at :func:`split_column` and trimmed to the rows drawn in them, with
+    ``margin`` blank rows; None if the frames cannot be cut. ``ink`` is an ``(H, W)`` array,
+    True where any frame is not white.
+
+    >>> ink = np.zeros((40, 100), bool)
+    >>> ink[2:38, 5:60] = ink[15:25, 75:95] = True  # a plot, its readout
+    >>> narrow_pieces(ink)
+    [[0, 67, 0, 40], [67, 100, 11, 29]]
+    """
+    frame = np.full(ink.shape[1:] + (3,), 255, np.uint8)[None]
+    frame[:, ink.any(axis=0)] = 0
+    split = split_column([frame])
+    if split is None:
+        return None
+    pieces = []
+    for x0, x1 in ((0, split), (split, ink.shape[1])):
+        rows = np.flatnonzero(ink[:, x0:x1].any(axis=1))
+        y0, y1 = max(0, rows[0] - margin), min(ink.shape[0], rows[-1] + 1 + margin)
+        pieces.append([int(x0), int(x1), int(y0), int(y1)])
+    return pieces
+
+
+def split_column(frames, min_gap: int = 6) -> int | None:
+    """A column at which every frame can be cut in two for a narrow screen: the middle of the
+    widest band of columns that are white in every frame, with drawing on both sides, its
+    middle in the central 30-85 % of the width (a plot and its readout, two panels); None if
+    there is no such band.
+
+    >>> frame = np.full((2, 20, 3), 255, np.uint8)
+    >>> frame[:, :6] = frame[:, 14:] = 0
+    >>> split_column([frame])
+    10
+    """
+    white = None
+    for f in frames:
+        w = (f == 255).all(axis=(0, 2))
+        white = w if white is None else white & w
+    if white is None:
+        return None
+    width = len(white)
+    drawn = np.flatnonzero(~white)
+    if not len(drawn):
+        return None
+    best, at = None, 0
+    for x in range(drawn[0], drawn[-1] + 1):  # runs of white columns inside the drawing
+        if white[x] and (x == 0 or not white[x - 1]):
+            end = x
+            while end < width and white[end]:
+                end += 1
+            middle = (x + end) // 2
+            if end - x >= min_gap and 0.3 * width <= middle <= 0.85 * width and \
+                    (best is None or end - x > best):
+                best, at = end - x, middle
+    return at if best is not None else None
 
 
 def smallest_text_px(fig) -> float:
@@ -350,23 +488,57 @@ class Control:
         return box
 
     def explorable_html(self) -> str:
-        """The explorable face: precomputed frames and HTML inputs, self-contained."""
-        frames = render_frames(self)
-        uid = "explorable-" + hashlib.sha1(
-            json.dumps(frames, sort_keys=True).encode()).hexdigest()[:12]
+        """The explorable face: precomputed frames and HTML inputs, self-contained.
+
+        The frames are packed into sprites (:func:`sprite`), :func:`frames_per_sprite` each,
+        in state order. The ``<img>`` of a sprite sits in a box one frame high that clips it
+        (``aspect-ratio``, ``overflow: hidden``); its ``top`` picks the frame
+        (:func:`sprite_rows`).
+        """
+        sprites, digest, count, shape = [], hashlib.sha1(), 0, None
+        chunk = []
+
+        def flush():
+            if chunk:
+                sprites.append("data:image/webp;base64," +
+                               base64.b64encode(sprite(chunk)).decode("ascii"))
+                chunk.clear()
+
+        keys, ink = [], None
+        for key, pixels in _states(self):
+            if shape is None:
+                shape = pixels.shape
+                per = frames_per_sprite(shape[0], shape[1])
+                ink = np.zeros(shape[:2], bool)
+            digest.update(pixels.tobytes())
+            ink |= (pixels != 255).any(axis=2)
+            keys.append(key)
+            chunk.append(pixels)
+            count += 1
+            if len(chunk) == per:
+                flush()
+        flush()
+        uid = "explorable-" + digest.hexdigest()[:12]
         indices = [p.values.index(self.values[p.name]) for p in self.params]
+        default = _state_key(indices)
+        at = keys.index(default)
+        src = sprites[at // per]
+        sprites[at // per] = None  # the <img> holds it: not twice in the page
         alts = {key: self.alt_text({p.name: p.values[int(j)] for p, j in
                                     zip(self.params, key.split(","), strict=True)})
-                for key in frames}
-        payload = json.dumps({"frames": frames, "alts": alts,
+                for key in keys}
+        text_px = smallest_text_px(self.fig)
+        geometry = {"width": shape[1], "height": shape[0], "pad": SPRITE_PAD,
+                    "perSprite": per, "count": count, "pieces": narrow_pieces(ink),
+                    "minScale": round(MIN_TEXT_PX / text_px, 4)}
+        payload = json.dumps({"sprites": sprites, "sprite": geometry, "alts": alts,
                               "labels": [[p.fmt.format(v) for v in p.values]
                                          for p in self.params]})
         inputs = "".join(
             f'<div class="explorable-param">'
             f"{p.html_input(f'{uid}-{i}', i, self.values[p.name])}</div>"
             for i, p in enumerate(self.params))
-        default = _state_key(indices)
-        img = self._frame_img(frames[default], alts[default])
+        img = self._frame_img(src, alts[default], geometry, at)
         return (
             f'<div class="explorable" id="{uid}" data-state="{default}" role="group" '
             f'aria-label="Control: {", ".join(_describe(p) for p in self.params)}">'
@@ -378,14 +550,22 @@ class Control:
             "control.</p></div>"
         )
 
-    def _frame_img(self, src: str, alt: str) -> str:
-        """The ``<img>`` of the explorable face; on a narrow screen it keeps the width at which
-        its smallest text is :data:`MIN_TEXT_PX` tall (its box scrolls instead)."""
-        width = self.fig.get_figwidth() * self.fig.dpi
+    def _frame_img(self, src: str, alt: str, geometry: dict, frame: int) -> str:
+        """The explorable face's picture: a box one frame high that clips the sprite's
+        ``<img>``, placed to show ``frame``. On a narrow screen the box keeps the width at
+        which the smallest text is :data:`MIN_TEXT_PX` tall, and scrolls; ``explorable.js``
+        shows the frame's two ``geometry["pieces"]`` instead, when it has them."""
+        width, height = geometry["width"], geometry["height"]
         text_px = smallest_text_px(self.fig)
         min_width = math.ceil(width * MIN_TEXT_PX / text_px)
-        return (f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
-                f'style="max-width:100%;height:auto;min-width:{min_width}px">')
+        row, rows = sprite_rows(geometry, frame)
+        return (f'<div class="explorable-view" style="position:relative;overflow:hidden;'
+                f"width:{width}px;max-width:100%;min-width:{min_width}px;"
+                f'aspect-ratio:{width}/{height}">'
+                f'<img src="{src}" alt="{html.escape(alt)}" data-text-px="{text_px:.1f}" '
+                f'style="position:absolute;left:0;top:0;width:100%;max-width:none;height:auto;'
+                f"aspect-ratio:{width}/{rows};transform:translateY(-{100 * row / rows:.5f}%)"
+                f'"></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}

@@ -150,7 +150,8 @@ async () => {
     if (doc.lazyTypesetAll) { await doc.lazyTypesetAll(); }
   }
   const main = document.querySelector('main') || document.body;
-  const imgs = Array.from(main.querySelectorAll('img')).filter(i => !i.closest('.navbar-brand'));
+  const imgs = Array.from(main.querySelectorAll('img')).filter(i => !i.closest('.navbar-brand')
+                                                              && !i.closest('[aria-hidden]'));
   await Promise.all(imgs.map(i => i.decode().catch(() => null)));
   const clone = main.cloneNode(true);
   clone.querySelectorAll('pre, code, script, style, mjx-container, .MathJax')
@@ -170,15 +171,19 @@ async () => {
 """
 
 # Moves every control of every explorable through all its values and reports whether the
-# picture, its alt text, the shown value and the slider's aria-valuetext follow, and whether
-# each parameter changes the picture for some setting of the others (else a dead control).
+# picture (the right sprite, placed on the right frame: by its style and as laid out), its alt
+# text, the shown value and the slider's aria-valuetext follow. Frame k is the k-th state of
+# the control's list of alt texts (the states in drawing order).
 EXPLORE = r"""
 () => {
   const results = [];
   document.querySelectorAll('.explorable').forEach((root, n) => {
-    const img = root.querySelector('img');
+    const view = root.querySelector('.explorable-view');
+    const img = view.querySelector('img');
     const data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
-    const keys = Object.keys(data.frames);
+    const geo = data.sprite;
+    const keys = Object.keys(data.alts);
+    const sprites = data.sprites.map(s => s || img.src);  // null: the <img>'s own source
     root.querySelectorAll('[data-param]').forEach((el) => {
       const p = +el.dataset.param;
       const count = el.type === 'checkbox' ? 2 : el.type === 'range' ? (+el.max + 1)
@@ -186,38 +191,94 @@ EXPLORE = r"""
       const old = el.type === 'checkbox' ? el.checked : el.value;
       const output = root.querySelector(`output[for="${el.id}"]`);
       const label = root.querySelector(`label[for="${el.id}"]`);
-      const seen = new Set([img.src]);
+      const seen = new Set([img.src + img.style.transform]);
       const wrong = [];
       for (let v = 0; v < count; v++) {
         if (el.type === 'checkbox') { el.checked = !!v; } else { el.value = String(v); }
         el.dispatchEvent(new Event('input', {bubbles: true}));
         el.dispatchEvent(new Event('change', {bubbles: true}));
         const state = root.dataset.state;
+        const k = keys.indexOf(state);
+        const row = (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
         const shown = data.labels[p][v];
-        if (+state.split(',')[p] !== v || img.src !== data.frames[state] ||
+        const scale = view.getBoundingClientRect().width / geo.width;
+        const offset = view.getBoundingClientRect().top - img.getBoundingClientRect().top;
+        const first = k - k % geo.perSprite;
+        const rows = Math.min(geo.perSprite, geo.count - first) * (geo.height + 2 * geo.pad);
+        const shift = /translateY\((-?[\d.]+)%\)/.exec(img.style.transform);
+        if (k < 0 || +state.split(',')[p] !== v ||
+            img.src !== sprites[Math.floor(k / geo.perSprite)] ||
+            // the style as set (a browser keeps six digits) and the picture as laid out
+            !shift || Math.abs(parseFloat(shift[1]) + 100 * row / rows) > 1e-3 ||
+            (scale > 0 && Math.abs(offset - row * scale) > 0.5) ||
             img.alt !== data.alts[state] || !img.alt ||
             (output && output.textContent !== shown) ||
             (el.type === 'range' && el.getAttribute('aria-valuetext') !== shown)) {
           wrong.push(v);
         }
-        seen.add(img.src);
+        seen.add(img.src + img.style.transform);
       }
       if (el.type === 'checkbox') { el.checked = old; } else { el.value = old; }
       el.dispatchEvent(new Event('input', {bubbles: true}));
-      const effect = keys.some(k => keys.some(j => {
-        const a = k.split(','), b = j.split(',');
-        return a[p] !== b[p] && a.every((x, i) => i === p || x === b[i]) &&
-               data.frames[k] !== data.frames[j];
-      }));
       results.push({explorable: n, param: p, type: el.type, values: count,
                     labelled: !!label && !!label.textContent.trim(),
                     shownValue: el.type !== 'range' || !!output,
-                    picturesAtDefaults: seen.size, wrong: wrong, effect: effect});
+                    picturesAtDefaults: seen.size, wrong: wrong});
     });
   });
   return results;
 }
 """
+
+# Each explorable's data and the source of its <img> (the sprite it opened with).
+EXPLORABLE_DATA = r"""
+() => Array.from(document.querySelectorAll('.explorable'), root => ({
+  data: JSON.parse(root.querySelector('script[type="application/json"]').textContent),
+  src: root.querySelector('.explorable-view img').src,
+}))
+"""
+
+
+def frame_digests(data: dict, src: str) -> list[bytes]:
+    """A digest of each frame of an explorable, cut out of its decoded sprites."""
+    import base64
+    import hashlib
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    geo, digests = data["sprite"], []
+    slot = geo["height"] + 2 * geo["pad"]
+    for url in data["sprites"]:
+        raw = base64.b64decode((url or src).split(",", 1)[1])
+        pixels = np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"))
+        for top in range(geo["pad"], pixels.shape[0], slot):
+            digests.append(hashlib.sha1(pixels[top:top + geo["height"]].tobytes()).digest())
+    return digests[:geo["count"]]
+
+
+def dead_parameters(v: Visit) -> list[str]:
+    """Parameters that change the picture for no setting of the others (dead controls)."""
+    problems = []
+    for n, found in enumerate(v.js(EXPLORABLE_DATA)):
+        data = found["data"]
+        keys = list(data["alts"])
+        digest = dict(zip(keys, frame_digests(data, found["src"]), strict=True))
+        if len(digest) != data["sprite"]["count"]:
+            problems.append(f"explorable {n}: {len(digest)} frames for "
+                            f"{data['sprite']['count']} states")
+        for p in range(len(data["labels"])):
+            others = {}
+            for key in keys:
+                parts = key.split(",")
+                rest = tuple(parts[:p] + parts[p + 1:])
+                others.setdefault(rest, set()).add(digest[key])
+            if not any(len(seen) > 1 for seen in others.values()):
+                problems.append(f"explorable {n}: parameter {p} never changes the picture "
+                                "(dead control)")
+    return problems
+
 
 # The colour of each figure's top-left pixel (its own background).
 CORNERS = r"""
@@ -274,7 +335,7 @@ PHONE_CHECK = r"""
     if (shown < minText - 0.05) {
       problems.push(`figure text ${shown.toFixed(1)} px high: ${img.alt.slice(0, 60)}`);
     }
-    fits(img, 'figure');
+    fits(img.closest('.explorable-view') || img, 'figure');  // a control's box clips its sprite
   });
   document.querySelectorAll('.explorable-param').forEach(param => {
     const parts = Array.from(param.querySelectorAll('label, input, select, output'));
@@ -290,6 +351,55 @@ PHONE_CHECK = r"""
         problems.push(`control label and value on different rows: ${param.textContent}`);
       }
     }
+  });
+  return problems;
+}
+"""
+
+
+# On a narrow screen a control may show its frame in two stacked pieces: both follow the
+# inputs (the same sprite, each placed on its own rows of the current frame), and together
+# they show the frame's whole width.
+PIECES_CHECK = r"""
+() => {
+  const problems = [];
+  document.querySelectorAll('.explorable').forEach((root, n) => {
+    const data = JSON.parse(root.querySelector('script[type="application/json"]').textContent);
+    const geo = data.sprite;
+    const views = Array.from(root.querySelectorAll('.explorable-view')).filter(v => !v.hidden);
+    if (views.length < 2) { return; }
+    const pieces = geo.pieces;
+    if (!pieces || views.length !== pieces.length) {
+      problems.push(`explorable ${n}: ${views.length} pieces shown for ${JSON.stringify(pieces)}`);
+      return;
+    }
+    const widths = pieces.map(p => p[1] - p[0]);
+    if (widths.reduce((a, b) => a + b) !== geo.width || pieces[0][0] !== 0) {
+      problems.push(`explorable ${n}: pieces ${JSON.stringify(pieces)} do not tile the frame`);
+    }
+    const keys = Object.keys(data.alts);
+    const el = root.querySelector('[data-param]');
+    const count = el.type === 'checkbox' ? 2 : el.type === 'range' ? (+el.max + 1)
+                                                                   : el.options.length;
+    const old = el.type === 'checkbox' ? el.checked : el.value;
+    for (let v = 0; v < count; v++) {
+      if (el.type === 'checkbox') { el.checked = !!v; } else { el.value = String(v); }
+      el.dispatchEvent(new Event('input', {bubbles: true}));
+      const k = keys.indexOf(root.dataset.state);
+      const row = (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
+      const src = views[0].querySelector('img').src;
+      views.forEach((view, i) => {
+        const img = view.querySelector('img'), box = view.getBoundingClientRect();
+        const r = img.getBoundingClientRect();
+        const scale = box.width / widths[i];
+        if (img.src !== src || Math.abs((box.top - r.top) - (row + pieces[i][2]) * scale) > 0.5
+            || Math.abs((box.left - r.left) - pieces[i][0] * scale) > 0.5) {
+          problems.push(`explorable ${n}: piece ${i} misplaced at value ${v}`);
+        }
+      });
+    }
+    if (el.type === 'checkbox') { el.checked = old; } else { el.value = old; }
+    el.dispatchEvent(new Event('input', {bubbles: true}));
   });
   return problems;
 }
@@ -339,8 +449,6 @@ def control_problems(results: list[dict]) -> list[str]:
     for res in results:
         if res["wrong"]:
             problems.append(f"control shows the wrong picture, alt text or value: {res}")
-        if not res["effect"]:
-            problems.append(f"control never changes the picture (dead control): {res}")
         if not (res["labelled"] and res["shownValue"]):
             problems.append(f"control input without its label or shown value: {res}")
     if results and not any(res["picturesAtDefaults"] > 1 for res in results):
@@ -384,7 +492,7 @@ def test_page_in_browser(server, visit, page):
     if info["explorables"]:
         results = v.js(EXPLORE)
         assert results, "explorable controls without inputs"
-        problems += control_problems(results)
+        problems += control_problems(results) + dead_parameters(v)
     problems += dark_problems(v, name)
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
 
@@ -402,7 +510,7 @@ def test_page_on_a_phone(server, visit, page):
     name = page.replace("/", "_").removesuffix(".html")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     v.page.screenshot(path=ARTIFACTS / f"{name}-phone.png")  # the first screen (time)
-    problems = page_problems(v, server) + phone
+    problems = page_problems(v, server) + phone + v.js(PIECES_CHECK)
     assert not problems, f"{page} at 390 px:\n  " + "\n  ".join(problems)
 
 
@@ -470,3 +578,63 @@ def test_every_page_was_checked(server):
     site = built_site()
     for page in page_names():
         assert (site / page).exists(), f"{page} was not built"
+
+
+def solid_control():
+    """A control whose frames are solid primaries, red, green, blue, red, ... (a test card)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lib.widgets import Control, Slider
+
+    colours = ["#ff0000", "#00ff00", "#0000ff"]
+
+    def setup(fig):
+        ax = fig.add_axes([0, 0, 1, 1])
+        ax.set_axis_off()
+        return {"fig": fig}
+
+    def update(artists, k):
+        artists["fig"].set_facecolor(colours[int(k) % 3])
+
+    return Control(setup, update, [Slider("k", tuple(range(7)), 0, integer=True)],
+                   alt="solid frame {k}", figsize=(7.2, 1.0))
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_sprite_frames_do_not_bleed(browser, scale):
+    """Every frame shows only its own pixels, at any width and pixel density: a frame of one
+    primary colour, seen through its box, holds no trace of the next or previous frame."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    control = solid_control()
+    page_html = f"<!doctype html><html><body><main>{control.explorable_html()}</main></body>"
+    for width in (390, 600, 1280):
+        context = browser.new_context(viewport={"width": width, "height": 600},
+                                      device_scale_factor=scale)
+        page = context.new_page()
+        page.set_content(page_html)
+        slider = page.locator("input[type=range]")
+        for k in range(7):
+            slider.evaluate("(el, k) => { el.value = String(k);"
+                            " el.dispatchEvent(new Event('input')); }", k)
+            box = page.evaluate("""() => {  // the part of the box on screen (it may scroll)
+              const v = document.querySelector('.explorable-view').getBoundingClientRect();
+              const f = document.querySelector('.explorable-figure').getBoundingClientRect();
+              const x = Math.max(v.left, f.left), y = v.top;
+              return {x: x, y: y, width: Math.min(v.right, f.right) - x, height: v.height};
+            }""")
+            shot = page.screenshot(clip=box)
+            pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")).astype(int)
+            own, others = k % 3, [c for c in range(3) if c != k % 3]
+            # a blend with the white page at the box's edge keeps the other two channels
+            # equal; a neighbouring frame (another primary) would not
+            assert (pixels[..., own] >= 250).all(), (width, scale, k)
+            assert np.abs(pixels[..., others[0]] - pixels[..., others[1]]).max() <= 3, \
+                (width, scale, k)
+            inner = pixels[2:-2, 2:-2]
+            assert (inner[..., others[0]] <= 3).all(), (width, scale, k)
+        context.close()

@@ -75,3 +75,73 @@ def test_pages_load_only_what_they_use():
     for page in page_names():
         html = (site / page).read_text()
         assert "favicon" in html, f"{page} has no favicon link (the browser asks for a 404)"
+
+
+#: The budget of one chapter page with every asset it loads, uncached (issue 13).
+PAGE_BUDGET_BYTES = 2_500_000
+
+
+class AssetParser(HTMLParser):
+    """The local files a page asks for: scripts, style sheets, icons and images."""
+
+    def __init__(self):
+        super().__init__()
+        self.assets = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        url = attrs.get("src") if tag in ("script", "img") else \
+            attrs.get("href") if tag == "link" and attrs.get("rel") in ("stylesheet", "icon") \
+            else None
+        if url and not url.startswith(("data:", "http:", "https:", "#")):
+            self.assets.append(url.split("?")[0].split("#")[0])
+
+
+#: The MathJax fonts ordinary TeX typesets with (MathJax loads a font when a glyph needs it).
+MATHJAX_FONTS = ("Main-Regular", "Main-Bold", "Main-Italic", "Math-Italic", "AMS-Regular",
+                 "Size1-Regular", "Size2-Regular", "Size3-Regular", "Size4-Regular", "Zero")
+
+
+def page_weight(page: str) -> tuple[int, dict]:
+    """About the bytes one uncached load of ``page`` transfers, counted from files: the page,
+    every local file it references, the first font of each ``@font-face`` of its style sheets
+    (what a browser with WOFF fetches), and MathJax's components with the fonts of ordinary
+    TeX, as the site ships them."""
+    site = built_site().resolve()
+    path = site / page
+    parser = AssetParser()
+    parser.feed(path.read_text())
+    files = {(path.parent / url).resolve() for url in parser.assets}
+    for css in [f for f in files if f.suffix == ".css"]:
+        for face in re.findall(r"@font-face\s*\{([^}]*)\}", css.read_text()):
+            url = re.search(r"url\(['\"]?([^'\")]+)", face)
+            if url and not url.group(1).startswith(("data:", "http")):
+                files.add((css.parent / url.group(1).split("?")[0].split("#")[0]).resolve())
+    mathjax = site / "_static" / "mathjax"
+    if any(mathjax in f.parents for f in files):
+        files |= {f.resolve() for f in mathjax.rglob("*.js") if "extensions" not in f.parts}
+        files |= {mathjax / "output" / "chtml" / "fonts" / "woff-v2" / f"MathJax_{name}.woff"
+                  for name in MATHJAX_FONTS}
+    sizes = {str(f.relative_to(site)): f.stat().st_size for f in files if f.exists()}
+    return path.stat().st_size + sum(sizes.values()), sizes
+
+
+@pytest.mark.parametrize("page", page_names())
+def test_page_weight_is_within_budget(page):
+    """Every page with all its assets stays under 2.5 MB (`make bench` measures the transfer
+    in Chromium; this counts files, a little more than a load fetches)."""
+    total, sizes = page_weight(page)
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:6]
+    assert total < PAGE_BUDGET_BYTES, f"{page}: {total / 1e6:.2f} MB; largest: {biggest}"
+
+
+def test_chapter_pages_load_no_search_index_or_unused_icons():
+    """The search index loads on the search page only, and the theme's CSS keeps the rules of
+    the icons the pages use, not Font Awesome's two thousand."""
+    site = built_site()
+    for page in page_names():
+        assert "searchindex.js" not in (site / page).read_text(), page
+    assert "searchindex.js" in (site / "search.html").read_text()
+    css = (site / "_static" / "styles" / "pydata-sphinx-theme.css").read_text()
+    rules = re.findall(r"\.fa-([a-z0-9-]+):+before", css)
+    assert 0 < len(set(rules)) < 100, f"{len(set(rules))} Font Awesome icon rules"

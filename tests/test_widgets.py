@@ -1,6 +1,7 @@
 """Controls: parameter validation, the three faces, and the live widget driven by its values."""
 
 import base64
+import io
 import json
 import re
 
@@ -77,17 +78,101 @@ def test_set_validates_and_updates(control):
     assert control.values["gap"] == 2  # a rejected value changes nothing
 
 
+def payload_of(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json">(.*?)</script>',
+                                html).group(1))
+
+
+def sprite_frames(html: str) -> list[np.ndarray]:
+    """Every frame of an explorable face, cut out of its sprites, in state order."""
+    from PIL import Image
+
+    data = payload_of(html)
+    geo = data["sprite"]
+    default = re.search(r'<img src="([^"]+)"', html).group(1)
+    frames = []
+    for src in data["sprites"]:
+        raw = base64.b64decode((src or default).split(",", 1)[1])
+        assert raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"
+        pixels = np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"))
+        slot = geo["height"] + 2 * geo["pad"]
+        assert pixels.shape[1] == geo["width"] and pixels.shape[0] % slot == 0
+        for top in range(0, pixels.shape[0], slot):
+            frame = pixels[top + geo["pad"]:top + geo["pad"] + geo["height"]]
+            # the padding repeats the frame's own edge rows: no neighbour can bleed in
+            assert (pixels[top:top + geo["pad"]] == frame[:1]).all()
+            assert (pixels[top + slot - geo["pad"]:top + slot] == frame[-1:]).all()
+            frames.append(frame)
+    assert len(frames) == geo["count"]
+    return frames
+
+
 def test_explorable_face_has_one_frame_per_state(control):
     html = control.explorable_html()
-    payload = json.loads(re.search(r'<script type="application/json">(.*?)</script>',
-                                   html).group(1))
-    assert sorted(payload["frames"]) == [f"{i},{j}" for i in range(3) for j in range(2)]
-    pngs = {base64.b64decode(v.split(",", 1)[1]) for v in payload["frames"].values()}
-    assert len(pngs) == 6 and all(p.startswith(b"\x89PNG") for p in pngs)
+    payload = payload_of(html)
+    assert sorted(payload["alts"]) == [f"{i},{j}" for i in range(3) for j in range(2)]
+    assert payload["sprite"]["count"] == 6 and len(payload["sprites"]) == 1
+    assert payload["sprites"] == [None]  # the <img> holds the only sprite, not repeated
+    frames = sprite_frames(html)
+    assert len({f.tobytes() for f in frames}) == 6
     assert payload["alts"]["2,1"] == "sigmoid shifted by 2, flipped: True"
     assert 'data-state="1,0"' in html  # opens at the defaults
     assert html.count('type="range"') == 1 and html.count('type="checkbox"') == 1
     assert control.values == {"gap": 0, "flip": False}  # defaults restored afterwards
+
+
+def test_sprite_frames_are_the_drawn_frames(control):
+    """Each frame in the sprites is the state drawn on its own, up to the shared palette, and
+    the figure as :meth:`Control.png` saves it."""
+    from PIL import Image
+
+    drawn = render_frames(control)
+    frames = sprite_frames(control.explorable_html())
+    for (key, pixels), frame in zip(drawn.items(), frames, strict=True):
+        assert np.abs(pixels.astype(int) - frame).mean() < 2, key
+    saved = np.asarray(Image.open(io.BytesIO(control.png())).convert("RGB"))
+    assert (saved == drawn["1,0"]).all()
+
+
+def test_states_split_into_sprites_of_bounded_size(control, monkeypatch):
+    """A control with many frames gets several sprites, each within the decoded-size cap."""
+    from lib import widgets
+
+    monkeypatch.setattr(widgets, "SPRITE_MAX_PIXELS", 3 * 380 * 640)  # three frames each
+    html = control.explorable_html()
+    payload = payload_of(html)
+    assert payload["sprite"]["perSprite"] == 3 and len(payload["sprites"]) == 2
+    assert payload["sprites"][0] is None and payload["sprites"][1]  # default "1,0": frame 2
+    frames = sprite_frames(html)
+    drawn = list(render_frames(control).values())
+    for k, frame in enumerate(frames):  # each frame is nearest to its own state's drawing
+        distance = [np.abs(d.astype(int) - frame).mean() for d in drawn]
+        assert int(np.argmin(distance)) == k
+    for k in range(6):
+        slot_top = (k % 3) * (360 + 4) + 2  # rows above frame k in its sprite
+        assert widgets.sprite_rows(payload["sprite"], k) == (slot_top, 3 * (360 + 4))
+
+
+def test_split_column_finds_the_gap_between_plot_and_readout():
+    from lib.widgets import split_column
+
+    frame = np.full((10, 100, 3), 255, np.uint8)
+    frame[:, 5:60] = 0  # a plot
+    frame[:, 75:95] = 0  # its readout
+    assert split_column([frame]) == 67
+    assert split_column([frame[:, :60]]) is None  # no blank band inside the drawing
+    other = frame.copy()
+    other[:, 60:66] = 0  # a frame whose drawing reaches into the band narrows it
+    assert split_column([frame, other]) == 70
+
+
+def test_sprite_rejects_bad_frames():
+    from lib.widgets import sprite
+
+    with pytest.raises(ValueError, match="at least one frame"):
+        sprite([])
+    with pytest.raises(ValueError, match="one shape"):
+        sprite([np.zeros((4, 4, 3), np.uint8), np.zeros((5, 4, 3), np.uint8)])
 
 
 def test_explorable_face_is_deterministic(control):
@@ -147,6 +232,7 @@ def test_render_frames_draws_every_state_and_restores_the_values(control):
     control.set(gap=2)
     frames = render_frames(control)
     assert len(frames) == 3 * 2 and control.values == {"gap": 2, "flip": False}
+    assert {f.shape for f in frames.values()} == {(360, 640, 3)}
 
 
 def test_explorable_face_is_accessible_and_runs_the_shipped_script(control):

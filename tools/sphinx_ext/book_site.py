@@ -9,7 +9,10 @@ Registered in ``_config.yml`` under ``sphinx.local_extensions``. For the HTML bu
   MathML for screen readers, no menu), and typesetting is lazy: an equation is typeset when
   it comes near the screen, so the first screen's math is ready soon after the load;
 * **a lighter page**: the theme's Font Awesome script (1.5 MB, every icon) is cut down to the
-  icons the site uses, its web fonts to the glyphs the CSS uses, figure PNGs get a palette;
+  icons the site uses, its web fonts to the glyphs the CSS uses, its CSS to the rules of
+  icons the site uses; pages other than the search page do not load the search index (the
+  theme loads it for a search-as-you-type box that is off), nor sphinx-design's files unless
+  they use one of its components; figure PNGs get a palette;
   a favicon (no 404); the theme's colour mode defaults to ``auto`` (no
   "invalid theme mode" error in the console);
 * **for phones and screen readers** (``book/_static/book.css`` and ``book.js``): display
@@ -124,6 +127,26 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+#: sphinx-design's files, which Jupyter Book adds to every page (62 KB).
+DESIGN_FILES = ("sphinx-design", "design-tabs.js")
+#: A sphinx-design component in a page's body (cards, tabs, grids, buttons, badges...).
+DESIGN_CLASS = re.compile(r'class="(?:[^"]*\s)?sd-')
+
+
+def drop_unused_design(app, pagename, templatename, context, doctree):
+    """A page with no sphinx-design component loads neither its style sheet nor its tabs
+    script."""
+    body = context.get("body")
+    if not isinstance(body, str) or DESIGN_CLASS.search(body):
+        return
+    for key in ("css_files", "script_files"):
+        files = context.get(key)
+        if isinstance(files, list):
+            files[:] = [f for f in files
+                        if not any(d in (getattr(f, "filename", None) or str(f))
+                                   for d in DESIGN_FILES)]
+
+
 def fix_citation_roles(app, pagename, templatename, context, doctree):
     """docutils lists citations as ``role="list"`` holding ``role="doc-biblioentry"`` items,
     a role ARIA 1.2 deprecates and a list may not contain: make each entry a list item."""
@@ -223,9 +246,11 @@ FA_PACK = re.compile(r"var p=\{")
 
 
 def used_icons(site: Path) -> set[str]:
-    """Every ``fa-<name>`` class in the site's pages and in the theme's scripts."""
+    """Every ``fa-<name>`` class in the site's pages and in its scripts (the theme's, the
+    extensions': any may set an icon's class)."""
     names = set()
-    for path in [*site.rglob("*.html"), *(site / "_static" / "scripts").glob("*.js")]:
+    scripts = [p for p in (site / "_static").rglob("*.js") if MATHJAX_DIR not in p.parts]
+    for path in [*site.rglob("*.html"), *scripts]:
         if path.name != "fontawesome.js":
             names.update(re.findall(r"fa-([a-z0-9-]+)", path.read_text(errors="ignore")))
     return names
@@ -272,18 +297,55 @@ CSS_GLYPH = re.compile(r'"\\([0-9a-f]{4,5})"|([\ue000-\uf8ff])')  # escaped, or 
 FA_CLASS_RULE = re.compile(r"\.fa-([a-z0-9-]+)::?before")
 
 
-def css_glyphs(css: str, icons: set[str]) -> set[int]:
-    """The icon-font code points ``css`` may draw: every one it names (in rules, custom
-    properties such as ``--pst-icon-admonition-note``), except in Font Awesome's rules for
-    icon classes (``.fa-x:before``) that no page uses."""
+def prune_icon_rules(css: str, icons: set[str]) -> str:
+    """``css`` without Font Awesome's rules for icon classes that no page uses
+    (``.fa-bell:before{content:"\\f0f3"}``: about 2000 of them, 93 KB of the theme's CSS)."""
 
     def unused(match):
         names = [FA_CLASS_RULE.fullmatch(p.strip()) for p in match.group(1).split(",")]
         return "" if all(names) and not any(m.group(1) in icons for m in names) else \
             match.group(0)
 
+    return CSS_RULE.sub(unused, css)
+
+
+def prune_icon_css(site: Path) -> None:
+    """Rewrite the site's style sheets without the rules of icons no page uses."""
+    icons = used_icons(site)
+    for css in (site / "_static").rglob("*.css"):
+        text = css.read_text()
+        new = prune_icon_rules(text, icons)
+        if new != text:
+            css.write_text(new)
+            css.with_name(css.name + ".map").unlink(missing_ok=True)
+
+
+#: The scripts of the theme's search-as-you-type box, which every page loads (the search
+#: index alone is 64 KB) and only a page with ``search_as_you_type`` on uses.
+SEARCH_SCRIPTS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|'
+                            r'_static/language_data\.js|searchindex\.js)"></script>')
+
+
+def drop_search_scripts(app, site: Path) -> None:
+    """Pages other than the search page load no search scripts unless search-as-you-type is
+    on (the theme's search box sends the reader to ``search.html``, which loads its own)."""
+    if (app.config.html_theme_options or {}).get("search_as_you_type"):
+        return
+    for page in site.rglob("*.html"):
+        if page.name == "search.html":
+            continue
+        text = page.read_text()
+        new = SEARCH_SCRIPTS.sub("", text)
+        if new != text:
+            page.write_text(new)
+
+
+def css_glyphs(css: str, icons: set[str]) -> set[int]:
+    """The icon-font code points ``css`` may draw: every one it names (in rules, custom
+    properties such as ``--pst-icon-admonition-note``), except in Font Awesome's rules for
+    icon classes (``.fa-x:before``) that no page uses."""
     codes = {int(esc, 16) if esc else ord(raw)
-             for esc, raw in CSS_GLYPH.findall(CSS_RULE.sub(unused, css))}
+             for esc, raw in CSS_GLYPH.findall(prune_icon_rules(css, icons))}
     return {c for c in codes if c >= 0xE000}
 
 
@@ -338,6 +400,8 @@ def lighten_site(app, exception):
         site = Path(app.outdir)
         subset_fontawesome(site)
         subset_icon_fonts(site)
+        prune_icon_css(site)
+        drop_search_scripts(app, site)
         quantize_images(site)
 
 
@@ -363,6 +427,7 @@ def setup(app):
     # after sphinx-book-theme's launch buttons (priority 501) copied the notebook
     app.connect("html-page-context", rewrite_notebook_download, priority=600)
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("html-page-context", drop_unused_design, priority=900)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
