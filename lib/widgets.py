@@ -21,6 +21,7 @@ told to prefer ``text/html`` over the widget view in ``_config.yml``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import html
@@ -42,9 +43,42 @@ from .plotting import use_house_style
 
 __all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames", "sprite"]
 
+#: The most parameters a control takes (the live face links each to one of its picture's
+#: ``i0`` … ``i3``; and every combination of their values is drawn).
+MAX_PARAMS = 4
+
 #: The smallest text height (CSS pixels) a frame may be shown at: on a narrow screen a frame
 #: keeps at least the width at which its smallest text is this tall, and its box scrolls.
 MIN_TEXT_PX = 9.0
+
+
+@contextlib.contextmanager
+def folded_output(summary: str = "What the solution prints"):
+    """Show what the block prints folded, under ``summary``, opened on request.
+
+    For the cell of an exercise's solution: JupyterLab's Run All shows the outputs of every
+    cell it runs, collapsed or not, which would print the answer under the closed solution.
+    The output is a ``<details>`` element (``text/html``) and the printed text (``text/plain``,
+    for other front ends and the print edition). The site opens it, since there the whole cell
+    is already behind a toggle. If the block raises, what it printed is printed as usual.
+    In a chapter::
+
+        with folded_output():
+            print(f"cos θ = {cos_theta:.3f}")
+    """
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            yield
+    except BaseException:
+        print(buf.getvalue(), end="")
+        raise
+    from IPython.display import display
+
+    text = buf.getvalue()
+    display({"text/plain": text,
+             "text/html": f'<details class="folded-output"><summary>{html.escape(summary)}'
+                          f"</summary><pre>{html.escape(text)}</pre></details>"}, raw=True)
 
 
 def _describe(param) -> str:
@@ -63,7 +97,6 @@ class Slider:
     values: tuple
     default: Any
     label: str = ""
-    step: float | None = None
     integer: bool = False
     fmt: str = "{}"
 
@@ -97,14 +130,14 @@ class Slider:
         return int(value) if self.integer else float(value)
 
     def live_widget(self):
-        """An ipywidgets slider bounded to ``[min, max]``."""
+        """An ipywidgets selection slider over ``values`` (it cannot leave them), showing each
+        as ``fmt`` writes it; its ``index`` picks the frame, as the site's range input does."""
         import ipywidgets as W
 
-        common = dict(value=self.default, min=self.min, max=self.max, continuous_update=True,
-                      description=self.label or self.name, style={"description_width": "initial"})
-        if self.integer:
-            return W.IntSlider(step=int(self.step or 1), **common)
-        return W.FloatSlider(step=self.step or (self.max - self.min) / 100, **common)
+        return W.SelectionSlider(
+            options=[(self.fmt.format(v), v) for v in self.values], value=self.default,
+            continuous_update=True, description=self.label or self.name,
+            style={"description_width": "initial"})
 
     def html_input(self, uid: str, index: int, value) -> str:
         """A range input over the explorable values' positions, with its value beside it."""
@@ -137,11 +170,13 @@ class Toggle:
         return bool(value)
 
     def live_widget(self):
-        """An ipywidgets checkbox."""
+        """Two ipywidgets toggle buttons, "off" and "on" (a checkbox has no ``index`` for the
+        browser to pick the frame with)."""
         import ipywidgets as W
 
-        return W.Checkbox(value=self.default, description=self.label or self.name,
-                          style={"description_width": "initial"}, indent=False)
+        return W.ToggleButtons(options=[("off", False), ("on", True)], value=self.default,
+                               description=self.label or self.name,
+                               style={"description_width": "initial", "button_width": "auto"})
 
     def html_input(self, uid: str, index: int, value) -> str:
         """A checkbox, its label after it."""
@@ -396,8 +431,54 @@ def smallest_text_px(fig) -> float:
 
 
 @functools.cache
+def _asset(name: str) -> str:
+    """A script shipped with this package: ``explorable.js`` (the site) or ``live.js``."""
+    return importlib.resources.files(__package__).joinpath(name).read_text()
+
+
 def _script() -> str:
-    return importlib.resources.files(__package__).joinpath("explorable.js").read_text()
+    return _asset("explorable.js")
+
+
+@functools.cache
+def _live_picture_class():
+    import anywidget
+    import traitlets as T
+
+    class LivePicture(anywidget.AnyWidget):
+        """A control's frames in Jupyter: its sprites, their geometry and alt texts, the number
+        of values of each parameter (``sizes``) and, in ``i0`` … ``i3``, the position of each
+        input; ``live.js`` shows the frame they pick."""
+
+        _esm = _asset("live.js")
+        sprites = T.List(T.Bytes()).tag(sync=True)
+        geometry = T.Dict().tag(sync=True)
+        alts = T.List(T.Unicode()).tag(sync=True)
+        sizes = T.List(T.Int()).tag(sync=True)
+        i0, i1, i2, i3 = (T.Int(0).tag(sync=True) for _ in range(MAX_PARAMS))
+
+    return LivePicture
+
+
+def live_picture(packed: dict, sizes, indices):
+    """The live face's picture of a control, packed by :meth:`Control.packed`, showing the
+    state ``indices`` (one per parameter, each below its entry of ``sizes``).
+
+    In the browser, ``jslink`` from each input's ``index`` to ``i<n>`` moves it; no kernel is
+    involved.
+    """
+    sizes, indices = [int(s) for s in sizes], [int(i) for i in indices]
+    if not 1 <= len(sizes) <= MAX_PARAMS or len(indices) != len(sizes):
+        raise ValueError(f"need 1 to {MAX_PARAMS} sizes and one index each, got sizes {sizes} "
+                         f"and indices {indices}")
+    if not all(0 <= i < s for i, s in zip(indices, sizes, strict=True)):
+        raise ValueError(f"indices {indices} out of range for sizes {sizes}")
+    if math.prod(sizes) != packed["geometry"]["count"]:
+        raise ValueError(f"sizes {sizes} make {math.prod(sizes)} states, but "
+                         f"{packed['geometry']['count']} frames are packed")
+    return _live_picture_class()(
+        sprites=packed["sprites"], geometry=packed["geometry"], alts=packed["alts"],
+        sizes=sizes, **{f"i{n}": i for n, i in enumerate(indices)})
 
 
 class Control:
@@ -420,6 +501,9 @@ class Control:
         params = list(params)
         if not params:
             raise ValueError("a control needs at least one parameter")
+        if len(params) > MAX_PARAMS:
+            raise ValueError(f"a control takes at most {MAX_PARAMS} parameters, got "
+                             f"{len(params)} (every combination of values is drawn)")
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             raise ValueError(f"parameter names must be unique, got {names}")
@@ -439,6 +523,7 @@ class Control:
         # (tight_layout leaves one behind) lays the whole figure out again at every frame.
         self.fig.set_layout_engine(None)
         self._widget = None
+        self._packed = None
 
     # -- numerics -------------------------------------------------------------------------
     def set(self, draw: bool = True, **values) -> None:
@@ -465,46 +550,15 @@ class Control:
     def alt_text(self, values=None) -> str:
         return self.alt.format(**(values or self.values))
 
-    # -- faces ----------------------------------------------------------------------------
-    def widget(self):
-        """The live face: ipywidgets controls above the figure (created once)."""
-        if self._widget is not None:
-            return self._widget
-        import ipywidgets as W
-
-        inputs = {p.name: p.live_widget() for p in self.params}
-        image = W.Image(value=self.png(), format="png")
-
-        def on_change(_change=None):
-            self.set(draw=False, **{name: w.value for name, w in inputs.items()})
-            image.value = self.png()
-
-        for w in inputs.values():
-            w.observe(on_change, names="value")
-        box = W.VBox([W.HBox(list(inputs.values())), image])
-        box.inputs = inputs
-        box.image = image
-        self._widget = box
-        return box
-
-    def explorable_html(self) -> str:
-        """The explorable face: precomputed frames and HTML inputs, self-contained.
-
-        The frames are packed into sprites (:func:`sprite`), :func:`frames_per_sprite` each,
-        in state order. The ``<img>`` of a sprite sits in a box one frame high that clips it
-        (``aspect-ratio``, ``overflow: hidden``); its ``top`` picks the frame
-        (:func:`sprite_rows`).
-        """
-        sprites, digest, count, shape = [], hashlib.sha1(), 0, None
-        chunk = []
-
-        def flush():
-            if chunk:
-                sprites.append("data:image/webp;base64," +
-                               base64.b64encode(sprite(chunk)).decode("ascii"))
-                chunk.clear()
-
-        keys, ink = [], None
+    def packed(self) -> dict:
+        """Every state drawn once and packed in sprites, kept for both faces that show them:
+        ``sprites`` (WebP bytes, :func:`frames_per_sprite` frames each, in state order),
+        ``keys`` (each state's ``"i,j,..."``), ``alts`` (its alt text), ``geometry`` (what
+        :func:`sprite_rows` and ``explorable.js`` need) and ``digest`` (of the pixels)."""
+        if self._packed is not None:
+            return self._packed
+        sprites, chunk, keys, digest = [], [], [], hashlib.sha1()
+        shape = ink = per = None
         for key, pixels in _states(self):
             if shape is None:
                 shape = pixels.shape
@@ -514,23 +568,69 @@ class Control:
             ink |= (pixels != 255).any(axis=2)
             keys.append(key)
             chunk.append(pixels)
-            count += 1
             if len(chunk) == per:
-                flush()
-        flush()
-        uid = "explorable-" + digest.hexdigest()[:12]
+                sprites.append(sprite(chunk))
+                chunk = []
+        if chunk:
+            sprites.append(sprite(chunk))
+        alts = [self.alt_text({p.name: p.values[int(j)] for p, j in
+                               zip(self.params, key.split(","), strict=True)}) for key in keys]
+        geometry = {"width": shape[1], "height": shape[0], "pad": SPRITE_PAD,
+                    "perSprite": per, "count": len(keys), "pieces": narrow_pieces(ink),
+                    "minScale": round(MIN_TEXT_PX / smallest_text_px(self.fig), 4)}
+        self._packed = {"sprites": sprites, "keys": keys, "alts": alts, "geometry": geometry,
+                        "digest": digest.hexdigest()}
+        return self._packed
+
+    # -- faces ----------------------------------------------------------------------------
+    def widget(self):
+        """The live face: ipywidgets inputs above the control's picture (created once).
+
+        The picture (:func:`live_picture`) holds every state's frame, drawn when the control
+        is displayed (:meth:`packed`, the same sprites as the site's); each input's ``index``
+        is linked to it in the browser (``jslink``), so a move shows its frame at once, with
+        no round trip to the kernel. The kernel follows the inputs: ``values`` and the figure
+        are kept up to date.
+        """
+        if self._widget is not None:
+            return self._widget
+        import ipywidgets as W
+
+        inputs = {p.name: p.live_widget() for p in self.params}
+        picture = live_picture(self.packed(), [len(p.values) for p in self.params],
+                               [w.index for w in inputs.values()])
+        links = [W.jslink((w, "index"), (picture, f"i{n}"))
+                 for n, w in enumerate(inputs.values())]
+
+        def on_change(_change=None):
+            self.set(draw=False, **{name: w.value for name, w in inputs.items()})
+
+        for w in inputs.values():
+            w.observe(on_change, names="value")
+        box = W.VBox([W.HBox(list(inputs.values())), picture])
+        box.inputs, box.picture, box.links = inputs, picture, links
+        self._widget = box
+        return box
+
+    def explorable_html(self) -> str:
+        """The explorable face: precomputed frames and HTML inputs, self-contained.
+
+        The frames are packed into sprites (:meth:`packed`). The ``<img>`` of a sprite sits in
+        a box one frame high that clips it (``aspect-ratio``, ``overflow: hidden``); its
+        ``top`` picks the frame (:func:`sprite_rows`).
+        """
+        packed = self.packed()
+        keys, geometry = packed["keys"], packed["geometry"]
+        sprites = ["data:image/webp;base64," + base64.b64encode(s).decode("ascii")
+                   for s in packed["sprites"]]
+        per = geometry["perSprite"]
+        uid = "explorable-" + packed["digest"][:12]
         indices = [p.values.index(self.values[p.name]) for p in self.params]
         default = _state_key(indices)
         at = keys.index(default)
         src = sprites[at // per]
         sprites[at // per] = None  # the <img> holds it: not twice in the page
-        alts = {key: self.alt_text({p.name: p.values[int(j)] for p, j in
-                                    zip(self.params, key.split(","), strict=True)})
-                for key in keys}
-        text_px = smallest_text_px(self.fig)
-        geometry = {"width": shape[1], "height": shape[0], "pad": SPRITE_PAD,
-                    "perSprite": per, "count": count, "pieces": narrow_pieces(ink),
-                    "minScale": round(MIN_TEXT_PX / text_px, 4)}
+        alts = dict(zip(keys, packed["alts"], strict=True))
         payload = json.dumps({"sprites": sprites, "sprite": geometry, "alts": alts,
                               "labels": [[p.fmt.format(v) for v in p.values]
                                          for p in self.params]})

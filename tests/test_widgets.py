@@ -187,16 +187,42 @@ def test_bundle_carries_every_face(control):
     assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
 
 
-def test_live_widget_redraws_when_its_values_change(control):
+def test_live_face_links_each_input_to_its_picture(control):
+    """Each input's index is linked in the browser to the picture's i<n>; the picture holds the
+    same sprites as the explorable face; the kernel follows the inputs."""
+    import traitlets
+
     box = control.widget()
-    before = box.image.value
+    picture = box.picture
+    assert picture.sizes == [3, 2] and (picture.i0, picture.i1) == (1, 0)
+    assert picture.sprites == control.packed()["sprites"]
+    assert picture.alts[1] == "sigmoid shifted by -2, flipped: True"
+    links = [(link.source[0], link.source[1], link.target[0], link.target[1])
+             for link in box.links]
+    assert links == [(box.inputs["gap"], "index", picture, "i0"),
+                     (box.inputs["flip"], "index", picture, "i1")]
     box.inputs["gap"].value = 2
-    assert control.values["gap"] == 2 and box.image.value != before
     box.inputs["flip"].value = True
+    assert control.values == {"gap": 2, "flip": True}
     assert control.artists["calls"][-1] == (2, True, "sigmoid")
-    box.inputs["gap"].value = 99  # the slider clamps: it cannot be driven out of range
-    assert box.inputs["gap"].value == 2 and control.values["gap"] == 2
+    with pytest.raises(traitlets.TraitError):  # the slider has only the explorable values
+        box.inputs["gap"].value = 99
+    assert control.values["gap"] == 2
     assert control.widget() is box
+
+
+def test_live_picture_and_control_reject_bad_input(control):
+    from lib.widgets import MAX_PARAMS, live_picture
+
+    packed = control.packed()
+    with pytest.raises(ValueError, match="out of range"):
+        live_picture(packed, [3, 2], [3, 0])
+    with pytest.raises(ValueError, match="6 frames are packed"):
+        live_picture(packed, [3, 3], [0, 0])
+    with pytest.raises(ValueError, match="one index each"):
+        live_picture(packed, [3, 2], [0])
+    with pytest.raises(ValueError, match=f"at most {MAX_PARAMS} parameters"):
+        Control(setup, update, [Toggle(f"t{i}") for i in range(MAX_PARAMS + 1)], alt="x")
 
 
 def test_choice_parameter_in_both_faces():
@@ -222,9 +248,13 @@ def test_each_parameter_builds_its_own_html_input():
 def test_each_parameter_builds_its_own_live_widget():
     import ipywidgets as W
 
-    assert isinstance(Slider("a", (1, 2), 1, integer=True).live_widget(), W.IntSlider)
-    assert isinstance(Slider("a", (1.0, 2.0), 1.0).live_widget(), W.FloatSlider)
-    assert isinstance(Toggle("t").live_widget(), W.Checkbox)
+    slider = Slider("a", (1.0, 2.5), 2.5, fmt="{:.1f} s").live_widget()
+    assert isinstance(slider, W.SelectionSlider)
+    assert slider.options == (("1.0 s", 1.0), ("2.5 s", 2.5)) and slider.index == 1
+    toggle = Toggle("t", True).live_widget()
+    assert isinstance(toggle, W.ToggleButtons)
+    assert toggle.options == (("off", False), ("on", True))
+    assert toggle.index == 1 and toggle.value is True
     assert isinstance(Choice("c", ("x", "y"), "x").live_widget(), W.ToggleButtons)
 
 

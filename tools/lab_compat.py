@@ -15,8 +15,10 @@ What it does to each MyST notebook, and why:
    the same bytes. This re-wraps cell metadata (captions, alt texts) the way jupytext's YAML
    writer does; the parsed notebook is unchanged.
 3. **Hidden solutions.** A code cell tagged ``hide-cell`` (the code of a solution) also gets
-   ``jupyter: {source_hidden: true, outputs_hidden: true}``, the cell metadata JupyterLab
-   reads to collapse a cell's input and output. The site keeps using the tag.
+   ``jupyter: {source_hidden: true}``, the cell metadata JupyterLab reads to collapse a
+   cell's input. The site keeps using the tag. Not ``outputs_hidden``: Run All shows every
+   output it makes and clears that flag, so a save after Run All would rewrite the file; the
+   solution's cell folds its printed answer itself (``lib.widgets.folded_output``).
 4. **Figure references.** jupyterlab-myst renders only the Markdown cells, so it never sees
    a figure declared in a code cell's ``mystnb`` metadata, and ``{numref}`fig-x``` shows as
    "Cross Reference Not Found". Each such reference is written with its number as explicit
@@ -50,7 +52,7 @@ from pybtex.database import parse_file
 ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
 FIG_FORMAT = "Fig. {number}"
-HIDDEN = {"source_hidden": True, "outputs_hidden": True}
+HIDDEN = {"source_hidden": True}
 
 # {numref}`fig-x`, {numref}`Figure %s <fig-x>`, and this script's own {ref}`Fig. 2.1 <fig-x>`.
 FIG_REF = re.compile(

@@ -1,6 +1,8 @@
 // The book's additions to the theme, on every page (loaded by tools/sphinx_ext/book_site.py):
 // scroll cues for wide equations and figures, a legible size for figures on phones, skip links
-// to the page's controls, landmarks for stray content, and search results with math as text.
+// to the page's controls, landmarks for stray content, search results with math as text, and
+// solutions' printed output open (lib.widgets.folded_output folds it for JupyterLab; here the
+// whole cell is already behind the solution's toggle).
 (function () {
   "use strict";
 
@@ -152,5 +154,6 @@
     document.querySelectorAll("main div.math").forEach(watchEquation);
     document.querySelectorAll(".explorable-figure, .cell_output").forEach(watchScroll);
     document.querySelectorAll(".cell_output img").forEach(keepLegible);
+    document.querySelectorAll("details.folded-output").forEach(function (d) { d.open = true; });
   });
 })();
