@@ -300,14 +300,17 @@ def scroll_through(page, shots: str | None = None) -> None:
     page.evaluate(f"() => document.querySelector('{scroller}').scrollTo(0, 0)")
     if shots:
         page.screenshot(path=str(ARTIFACTS / f"{shots}-top.png"))
-    for _ in range(500):
-        at_end = page.evaluate(f"""() => {{ const s = document.querySelector('{scroller}');
+    page.evaluate(f"""async () => {{  // a screen at a time, each one painted
+        const s = document.querySelector('{scroller}');
+        const painted = () => new Promise(
+            r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        for (let i = 0; i < 2000; i++) {{
             s.scrollBy(0, s.clientHeight * 0.9);
-            return s.scrollTop + s.clientHeight >= s.scrollHeight - 2; }}""")
-        page.wait_for_timeout(60)
-        if at_end:
-            break
-    page.wait_for_timeout(500)
+            await painted();
+            if (s.scrollTop + s.clientHeight >= s.scrollHeight - 2) break;
+        }}
+    }}""")
+    page.wait_for_timeout(300)
     if shots:
         page.screenshot(path=str(ARTIFACTS / f"{shots}-bottom.png"))
 
@@ -322,7 +325,10 @@ JS_PENDING = """() => {
     if (cell.type === 'code' && !cell.executionCount) pending++;
   }
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  return {pending, status: kernel ? kernel.status : 'none'};
+  const errors = panel.node.querySelectorAll(
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],' +
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]').length;
+  return {pending, errors, status: kernel ? kernel.status : 'none'};
 }"""
 
 
@@ -333,9 +339,10 @@ def run_all(page, timeout: float = RUN_TIMEOUT) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         page.wait_for_timeout(250)
-        state, run = page.evaluate(JS_STATE), page.evaluate(JS_PENDING)
+        run = page.evaluate(JS_PENDING)
         finished = run["pending"] == 0 and run["status"] == "idle"
-        if finished or state["errors"] or time.monotonic() > deadline:
+        if finished or run["errors"] or time.monotonic() > deadline:
+            state = page.evaluate(JS_STATE)
             return {**state, "pending": run["pending"]}
 
 
@@ -348,10 +355,10 @@ JS_CONTROLS = """() => Array.from(document.querySelectorAll('NOTEBOOK .jp-Output
   .map((o, i) => { o.dataset.control = i; return o.querySelectorAll('INPUTS').length; })
 """.replace("NOTEBOOK", NOTEBOOK).replace("INPUTS", INPUTS)
 
-# Arm a watch on one control's picture; returns the focused input's kind. The key press then
-# goes through Playwright, like a user's; ``window.__latency`` resolves to the time from that
-# key press to a picture with other pixels being loaded and on screen (ms), or null (no new
-# picture within 5 s, or one with the same pixels).
+# Arm a watch on one control's picture; returns the focused input's kind, and whether it is a
+# slider at its largest value. The key press then goes through Playwright, like a user's;
+# ``window.__latency`` resolves to the time from that key press to a picture with other pixels
+# being loaded and on screen (ms), or null (no new picture within 5 s, or the same pixels).
 JS_ARM = """([control, input]) => {
   const out = document.querySelector(`[data-control="${control}"]`);
   let el = out.querySelectorAll('INPUTS')[input];
@@ -400,8 +407,12 @@ JS_ARM = """([control, input]) => {
     obs.observe(out, {subtree: true, childList: true, attributes: true,
                       attributeFilter: ['src', 'class', 'style']});
   });
-  return buttons ? 'buttons' : el.tagName === 'SELECT' ? 'select'
+  const kind = buttons ? 'buttons' : el.tagName === 'SELECT' ? 'select'
     : el.type === 'checkbox' ? 'checkbox' : 'slider';
+  // a slider at its largest value moves only one way
+  const atMax = kind === 'slider' &&
+    el.getAttribute('aria-valuenow') === el.getAttribute('aria-valuemax');
+  return [kind, atMax];
 }""".replace("INPUTS", INPUTS)
 KEYS = {"slider": ("ArrowRight", "ArrowLeft"), "checkbox": ("Space", "Space"),
         "buttons": ("Space", "Space"), "select": ("ArrowDown", "ArrowUp")}
@@ -437,7 +448,9 @@ def control_latencies(page, counts: list[int], presses: int = 5) -> list[dict]:
             times, kind = [], None
             for k in range(presses):
                 for key in (k % 2, (k + 1) % 2):
-                    kind = page.evaluate(JS_ARM, [control, i])
+                    kind, at_max = page.evaluate(JS_ARM, [control, i])
+                    if at_max:
+                        key = 1  # ArrowLeft
                     page.keyboard.press(KEYS[kind][key])
                     latency = page.evaluate("() => window.__latency")
                     page.wait_for_timeout(100)
