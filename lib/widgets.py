@@ -58,7 +58,8 @@ def folded_output(summary: str = "What the solution prints"):
 
     For the cell of an exercise's solution: JupyterLab's Run All shows the outputs of every
     cell it runs, collapsed or not, which would print the answer under the closed solution.
-    The output is a ``<details>`` element (``text/html``) and the printed text (``text/plain``,
+    The output is a ``<details>`` element (``text/html``; its summary keeps the disclosure
+    triangle, which JupyterLab's styles remove) and the printed text (``text/plain``,
     for other front ends and the print edition). The site opens it, since there the whole cell
     is already behind a toggle. If the block raises, what it printed is printed as usual.
     In a chapter::
@@ -77,8 +78,9 @@ def folded_output(summary: str = "What the solution prints"):
 
     text = buf.getvalue()
     display({"text/plain": text,
-             "text/html": f'<details class="folded-output"><summary>{html.escape(summary)}'
-                          f"</summary><pre>{html.escape(text)}</pre></details>"}, raw=True)
+             "text/html": f'<details class="folded-output"><summary style="display:list-item;'
+                          f'cursor:pointer">{html.escape(summary)}</summary>'
+                          f"<pre>{html.escape(text)}</pre></details>"}, raw=True)
 
 
 def _describe(param) -> str:
