@@ -79,7 +79,7 @@ def folded_output(summary: str = "What the solution prints"):
     text = buf.getvalue()
     display({"text/plain": text,
              "text/html": f'<details class="folded-output"><summary style="display:list-item;'
-                          f'cursor:pointer">{html.escape(summary)}</summary>'
+                          f'list-style:revert;cursor:pointer">{html.escape(summary)}</summary>'
                           f"<pre>{html.escape(text)}</pre></details>"}, raw=True)
 
 
