@@ -209,15 +209,16 @@ def grid(control, cap: int) -> list[dict]:
 
 
 def steps(control) -> tuple:
-    """Three callables on a dict of values: the live update, ``set`` alone, the recompute alone.
+    """Three callables on a dict of values: one state drawn, ``set`` alone, the recompute alone.
 
-    The live update is what the widget does on a change: recompute, then render the figure to a
-    PNG (with ``set(draw=False)``, since ``png()`` draws).
+    One state drawn is what :meth:`lib.widgets.Control.packed` does for each state when the
+    control is displayed: recompute, redraw, and read the canvas's pixels for the sprite.
     """
+    from lib.widgets import _frame_pixels
 
     def live(values):
         control.set(draw=False, **values)
-        control.png()
+        _frame_pixels(control.fig)
 
     def redraw(values):
         control.set(**values)
@@ -229,12 +230,10 @@ def steps(control) -> tuple:
 
 
 def bench_controls(quick: bool) -> list[Row]:
-    """Per control, medians over its states of the live update, the Agg redraw, the recompute.
-
-    The target applies to the live update (recompute + render + PNG encoding), what a reader
-    waits for; the narrower measure, ``set`` (recompute + redraw to the Agg canvas), is
-    in the note, with the time to precompute every frame of the no-kernel face.
-    """
+    """Per control, medians over its states of one state drawn, the Agg redraw, the recompute,
+    and the time to draw and pack every state (what running the control's cell costs; both the
+    site and the live face in Jupyter then show those frames, so moving an input draws nothing:
+    see section ``lab`` for what a reader waits for in JupyterLab)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     rows = []
@@ -257,17 +256,18 @@ def bench_controls(quick: bool) -> list[Row]:
                     t0 = time.perf_counter()
                     func(values)
                     series.append(1e3 * (time.perf_counter() - t0))
+            control._packed = None  # draw every state afresh, as displaying the control does
             t0 = time.perf_counter()
-            control.explorable_html()  # every frame of the no-kernel face, as the build makes it
+            control.explorable_html()  # every frame, packed, and the no-kernel face
             explorable = time.perf_counter() - t0
             frames = len(list(itertools.product(*[p.values for p in control.params])))
             params = ", ".join(p.name for p in control.params)
             med = statistics.median
             rows.append(row(
-                "controls", f"{path.stem}: {name} ({params})", med(live), "ms", "< 50",
-                f"max {max(live):.0f} ms over {len(states)} states; set (recompute + Agg "
-                f"redraw) {med(redraw):.0f} ms, recompute alone {med(recompute):.1f} ms; "
-                f"explorable face {explorable:.1f} s for {frames} frames"))
+                "controls", f"{path.stem}: {name} ({params}), one state drawn", med(live), "ms",
+                "< 50", f"max {max(live):.0f} ms over {len(states)} states; set (recompute + "
+                f"Agg redraw) {med(redraw):.0f} ms, recompute alone {med(recompute):.1f} ms; "
+                f"every state drawn and packed {explorable:.1f} s for {frames} frames"))
     return rows
 
 
