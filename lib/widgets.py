@@ -4,7 +4,10 @@ A control is a figure driven by a few named parameters. The chapter supplies two
 functions: ``setup(fig)`` draws the figure once and returns its artists, and
 ``update(artists, **values)`` recomputes and moves them. This module only wires them:
 
-* **live** (Jupyter, Binder): ipywidgets controls redraw the figure into an ``Image`` widget;
+* **live** (Jupyter, Binder): ipywidgets inputs above a picture that holds every state's
+  frame (the same sprites as the site's, drawn when the cell runs); each input's ``index`` is
+  linked to the picture in the browser (``jslink``; ``live.js``, an anywidget), so a move shows
+  its frame with no round trip to the kernel;
 * **static** (PDF, any viewer without HTML): the figure at the default values, as a PNG;
 * **explorable** (the website, no kernel, no network): every combination of a small grid of
   parameter values is drawn once, ahead of time, the frames stacked in a few lossless WebP
@@ -41,7 +44,7 @@ from matplotlib.text import Text
 
 from .plotting import use_house_style
 
-__all__ = ["Choice", "Control", "Slider", "Toggle", "render_frames", "sprite"]
+__all__ = ["Choice", "Control", "Slider", "Toggle", "folded_output", "render_frames", "sprite"]
 
 #: The most parameters a control takes (the live face links each to one of its picture's
 #: ``i0`` … ``i3``; and every combination of their values is drawn).
@@ -61,11 +64,12 @@ def folded_output(summary: str = "What the solution prints"):
     The output is a ``<details>`` element (``text/html``; its summary keeps the disclosure
     triangle, which JupyterLab's styles remove) and the printed text (``text/plain``,
     for other front ends and the print edition). The site opens it, since there the whole cell
-    is already behind a toggle. If the block raises, what it printed is printed as usual.
-    In a chapter::
+    is already behind a toggle. If the block raises, what it printed is printed as usual;
+    outside IPython (a plain ``python``), it is printed as usual too:
 
-        with folded_output():
-            print(f"cos θ = {cos_theta:.3f}")
+    >>> with folded_output():
+    ...     print("cos θ = 0.302")
+    cos θ = 0.302
     """
     buf = io.StringIO()
     try:
@@ -74,9 +78,13 @@ def folded_output(summary: str = "What the solution prints"):
     except BaseException:
         print(buf.getvalue(), end="")
         raise
+    from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import display
 
     text = buf.getvalue()
+    if not InteractiveShell.initialized():
+        print(text, end="")
+        return
     display({"text/plain": text,
              "text/html": f'<details class="folded-output"><summary style="display:list-item;'
                           f'list-style:revert;cursor:pointer">{html.escape(summary)}</summary>'

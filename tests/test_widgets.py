@@ -274,3 +274,12 @@ def test_explorable_face_is_accessible_and_runs_the_shipped_script(control):
     min_width = int(re.search(r"min-width:(\d+)px", html).group(1))
     # at its minimum width, the frame's smallest text is still MIN_TEXT_PX tall
     assert min_width * px / (control.fig.get_figwidth() * control.fig.dpi) >= MIN_TEXT_PX
+
+
+def test_folded_output_keeps_what_was_printed_when_the_block_raises(capsys):
+    from lib.widgets import folded_output
+
+    with pytest.raises(ZeroDivisionError), folded_output():
+        print("before the error")
+        _ = 1 / 0
+    assert capsys.readouterr().out == "before the error\n"
