@@ -5,8 +5,9 @@
   :mod:`notebook_export` as the build does;
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
   compare what the chapter derives in the open with what ``lib`` exports;
-* the start of the emulated-CPU runs of ``tests/test_portability.py`` right after collection,
-  so that they overlap the rest of the suite, and their stop at the end of the session.
+* the start of the emulated-CPU runs of ``tests/test_portability.py`` and of the JupyterLab
+  walks of ``tests/test_jupyterlab.py`` right after collection, so that they overlap the rest
+  of the suite, and their stop at the end of the session.
 """
 
 from __future__ import annotations
@@ -43,18 +44,26 @@ def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
 
 
 def pytest_collection_finish(session):
-    """Start the emulated-CPU runs of the chapters now, so they overlap the rest of the suite."""
-    module = "tests/test_portability.py"
+    """Start the emulated-CPU runs of the chapters and the walks through them in JupyterLab
+    now, so that they overlap the rest of the suite."""
     if session.config.option.collectonly:
         return
-    if any(item.nodeid.startswith(module + "::test_chapters") for item in session.items):
+    ids = [item.nodeid for item in session.items]
+    if any(i.startswith("tests/test_portability.py::test_chapters") for i in ids):
         from tests import test_portability
 
         test_portability.start()
+    if any(i.startswith("tests/test_jupyterlab.py::test_chapter_in_jupyterlab") for i in ids):
+        from tests import test_jupyterlab
+
+        test_jupyterlab.WALKS.start()
 
 
 def pytest_sessionfinish(session):
-    """Stop emulated-CPU runs that no test waited for (a run cut short by -x or Ctrl-C)."""
+    """Stop emulated-CPU runs and walks that no test waited for (a run cut short by -x or
+    Ctrl-C)."""
     from tests import test_portability
 
     test_portability.stop()
+    if "tests.test_jupyterlab" in sys.modules:
+        sys.modules["tests.test_jupyterlab"].WALKS.stop()

@@ -11,7 +11,9 @@ runs ``postBuild`` (what Binder runs) into a private Jupyter config folder, star
 * the chapters' files are what ``tools/lab_compat.py`` writes (the jupytext round-trip fixed
   point, citations and figure references jupyterlab-myst can read, solutions collapsed);
 * in Debian's Chromium (Playwright), each chapter as a learner meets it: scrolled through, Run
-  All, every live control moved with the keyboard, saved (``test_chapter_in_jupyterlab``).
+  All, every live control moved with the keyboard, saved (``test_chapter_in_jupyterlab``). The
+  walks run in a thread of their own, with their own JupyterLab and browser, from the end of
+  collection on (:data:`WALKS`), since they mostly wait; each test waits for its chapter's.
 
 ``lab_latencies`` times each control's inputs for ``make bench`` (section ``lab``).
 """
@@ -28,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -42,6 +45,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium")
 START_TIMEOUT = 60
 RUN_TIMEOUT = 180
+WALK_TIMEOUT = 900  # seconds, for every walk up to a chapter's
 VENV_BIN = Path(sys.executable).parent
 
 # MyST that jupyterlab-myst did not turn into text: a role, a directive fence or option,
@@ -461,14 +465,6 @@ def control_latencies(page, counts: list[int], presses: int = 5) -> list[dict]:
     return results
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    if CHROMIUM is None:
-        pytest.skip("needs Debian's chromium (apt-get install -y chromium)")
-    with browser() as launched:
-        yield launched
-
-
 # What JupyterLab's module federation logs when an extension was built for another JupyterLab.
 VERSION_WARNINGS = ("Unsatisfied version", "No satisfying version")
 
@@ -522,24 +518,91 @@ def walk_problems(page, chapter: Path, before: bytes, console: list[str]) -> lis
     return problems
 
 
+def walk(server: JupyterLab, chromium, chapter: Path) -> list[str]:
+    """Open ``chapter`` in ``server``'s JupyterLab and walk through it (:func:`walk_problems`);
+    the file is restored afterwards whatever happened, and the chapter's kernel shut down."""
+    console: list[str] = []
+    ARTIFACTS.mkdir(exist_ok=True)
+    with unchanged(chapter) as before:
+        page = open_chapter(chromium, server, chapter,
+                            watch=lambda p: p.on("console", lambda m: console.append(m.text)))
+        try:
+            return walk_problems(page, chapter, before, console)
+        finally:
+            page.close()
+            server.end_sessions()
+
+
+class Walks:
+    """The walks through every chapter, in a thread of their own with their own JupyterLab and
+    browser, started right after collection (``tests/conftest.py``): a walk mostly waits on the
+    browser and the kernel, so the rest of the suite runs meanwhile."""
+
+    def __init__(self):
+        self.results: dict[Path, list[str] | BaseException] = {}
+        self.thread: threading.Thread | None = None
+        self.server: JupyterLab | None = None
+        self.stopping = False
+
+    def start(self) -> None:
+        if self.thread is None and CHROMIUM is not None:
+            self.thread = threading.Thread(target=self._run, name="jupyterlab-walks",
+                                           daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        chapters = list(chapter_paths())
+        try:
+            with running_lab() as server, browser() as chromium:
+                self.server = server
+                for chapter in chapters:
+                    if self.stopping:
+                        break
+                    try:
+                        self.results[chapter] = walk(server, chromium, chapter)
+                    except Exception as exc:  # this chapter's walk broke: report it, go on
+                        self.results[chapter] = exc
+        except BaseException as exc:  # no JupyterLab or no browser: every walk reports it
+            for chapter in chapters:
+                self.results.setdefault(chapter, exc)
+
+    def result(self, chapter: Path, timeout: float = WALK_TIMEOUT):
+        """The problems found in ``chapter`` (raises what broke its walk)."""
+        self.start()
+        deadline = time.monotonic() + timeout
+        while chapter not in self.results:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise AssertionError(f"no walk through {chapter.name} within {timeout} s")
+            time.sleep(0.5)
+        found = self.results[chapter]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def stop(self) -> None:
+        """Stop after the current walk (a session cut short); stop the JupyterLab server."""
+        if self.thread is not None and self.thread.is_alive():
+            self.stopping = True
+            self.thread.join(60)
+            if self.thread.is_alive() and self.server is not None:
+                self.server.stop()
+
+
+WALKS = Walks()
+
+
 @pytest.mark.parametrize("chapter", chapter_paths(), ids=lambda p: p.stem)
-def test_chapter_in_jupyterlab(lab, chromium, chapter):
+def test_chapter_in_jupyterlab(chapter):
     """A learner's walk through the chapter in JupyterLab, in a real browser: it opens as a
     notebook; scrolled through, it shows no "Not Found" reference or citation and no raw MyST,
     and its solutions' cells are collapsed; Run All runs every cell with no error output and
     leaves the solutions' output folded; every live control's picture changes when each of its
     inputs is moved with the keyboard; saving leaves the file byte for byte as it was; and no
-    extension was built for another JupyterLab. Screenshots: ``tests/artifacts/lab-*.png``."""
-    console: list[str] = []
-    ARTIFACTS.mkdir(exist_ok=True)
-    with unchanged(chapter) as before:
-        page = open_chapter(chromium, lab, chapter,
-                            watch=lambda p: p.on("console", lambda m: console.append(m.text)))
-        try:
-            problems = walk_problems(page, chapter, before, console)
-        finally:
-            page.close()
-            lab.end_sessions()
+    extension was built for another JupyterLab. Screenshots: ``tests/artifacts/lab-*.png``.
+    (The walks run in :data:`WALKS`' thread; this test waits for this chapter's.)"""
+    if CHROMIUM is None:
+        pytest.skip("needs Debian's chromium (apt-get install -y chromium)")
+    problems = WALKS.result(chapter)
     assert not problems, f"{chapter.name} in JupyterLab:\n  " + "\n  ".join(problems)
 
 
