@@ -53,10 +53,12 @@ def pytest_collection_finish(session):
         from tests import test_portability
 
         test_portability.start()
-    if any(i.startswith("tests/test_jupyterlab.py::test_chapter_in_jupyterlab") for i in ids):
+    walks = [item.callspec.params["chapter"] for item in session.items
+             if item.nodeid.startswith("tests/test_jupyterlab.py::test_chapter_in_jupyterlab")]
+    if walks:
         from tests import test_jupyterlab
 
-        test_jupyterlab.WALKS.start()
+        test_jupyterlab.WALKS.start(walks)
 
 
 def pytest_sessionfinish(session):

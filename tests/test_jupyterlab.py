@@ -544,14 +544,15 @@ class Walks:
         self.server: JupyterLab | None = None
         self.stopping = False
 
-    def start(self) -> None:
+    def start(self, chapters=None) -> None:
+        """Start walking through ``chapters`` (default: every chapter), once."""
         if self.thread is None and CHROMIUM is not None:
-            self.thread = threading.Thread(target=self._run, name="jupyterlab-walks",
-                                           daemon=True)
+            chapters = list(chapters or chapter_paths())
+            self.thread = threading.Thread(target=self._run, args=(chapters,),
+                                           name="jupyterlab-walks", daemon=True)
             self.thread.start()
 
-    def _run(self) -> None:
-        chapters = list(chapter_paths())
+    def _run(self, chapters: list[Path]) -> None:
         try:
             with running_lab() as server, browser() as chromium:
                 self.server = server
