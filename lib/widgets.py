@@ -288,7 +288,7 @@ def render_frames(control) -> dict[str, np.ndarray]:
     into its ``values``, each frame an ``(H, W, 3)`` array of bytes. The control is left at
     the values it had.
 
-    The frames are the explorable face's pictures (:func:`sprites` packs them); ``len`` is
+    The frames are the explorable face's pictures (:func:`sprite` packs them); ``len`` is
     the product of the parameters' numbers of values, in order (the last varies fastest).
 
     >>> def setup(fig):
@@ -444,10 +444,6 @@ def smallest_text_px(fig) -> float:
 def _asset(name: str) -> str:
     """A script shipped with this package: ``explorable.js`` (the site) or ``live.js``."""
     return importlib.resources.files(__package__).joinpath(name).read_text()
-
-
-def _script() -> str:
-    return _asset("explorable.js")
 
 
 @functools.cache
@@ -655,7 +651,7 @@ class Control:
             f'<div class="explorable-controls">{inputs}</div>'
             f'<div class="explorable-figure" style="overflow-x:auto">{img}</div>'
             f'<script type="application/json">{payload}</script>'
-            f"<script>{_script()}</script>"
+            f"<script>{_asset('explorable.js')}</script>"
             '<p class="explorable-note">Precomputed states: run the notebook for the live '
             "control.</p></div>"
         )
@@ -678,6 +674,7 @@ class Control:
                 f'"></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        self.packed()  # every state, once, for both faces; its errors are the chapter's own
         bundle = {}
         try:
             widget_bundle = self.widget()._repr_mimebundle_()

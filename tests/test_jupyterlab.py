@@ -238,7 +238,6 @@ JS_STATE = """() => {
     rendered: md.filter(c => (c.querySelector('.myst') || {}).innerText).length,
     code: code.length,
     collapsed: code.filter(c => c.querySelector('.jp-InputPlaceholder')).length,
-    outputsHidden: code.filter(c => c.querySelector('.jp-OutputPlaceholder')).length,
     // collapsed cells (solutions) whose output shows text beyond a closed <details>' summary
     solutionsShown: code.filter(c => c.querySelector('.jp-InputPlaceholder')).filter(c => {
       const area = c.querySelector('.jp-Cell-outputArea');
