@@ -166,3 +166,28 @@ def test_alibi_weights_decay_geometrically_with_distance():
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# -- the chapter's derivations against lib -------------------------------------------------
+
+
+def test_chapters_sinusoidal_derivation_equals_lib():
+    from tests.conftest import chapter_cell
+
+    sinusoidal = chapter_cell("position", "derive-sinusoidal")["sinusoidal"]
+    for d, base in ((2, 10000.0), (64, 10000.0), (10, 50.0)):
+        t = np.array([0, 1, 2, 9, 123, 4567])
+        np.testing.assert_allclose(sinusoidal(t, d, base), sinusoidal_encoding(t, d, base),
+                                   atol=1e-12)
+
+
+def test_chapters_complex_rope_equals_lib():
+    from tests.conftest import chapter_cell
+
+    rope_chapter = chapter_cell("position", "derive-rope")["rope_complex"]
+    rng = np.random.default_rng(12)
+    for d in (2, 8, 64):
+        x, m = rng.standard_normal((9, d)), rng.integers(0, 20000, size=9)
+        np.testing.assert_allclose(rope_chapter(x, m), rope(x, m), atol=1e-11)
+        np.testing.assert_allclose(rope_chapter(x, m, base=100.0), rope(x, m, base=100.0),
+                                   atol=1e-11)
