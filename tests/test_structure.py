@@ -28,7 +28,7 @@ from myst_tokens import directive, parse
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
 sys.path.insert(0, str(ROOT / "tools"))
-import wordcount  # noqa: E402  (tools/wordcount.py)
+import wordcount  # tools/wordcount.py
 
 LEVELS = ("By hand", "Derive", "Code", "Extend")
 #: Sections that end a chapter and are not part of its core path's argument.
@@ -156,7 +156,8 @@ def test_chapter_ends_with_summary_levelled_exercises_and_next(chapter):
         f"{path.name}: the end runs Summary, Exercises, Next, in that order")
     exercises = [d for d in parts[titles.index("Exercises")].directives if d.name == "exercise"]
     levels = [d.argument.split(" · ")[0] for d in exercises]
-    unlevelled = [d.argument for d, level in zip(exercises, levels) if level not in LEVELS]
+    unlevelled = [d.argument for d, level in zip(exercises, levels, strict=True)
+                  if level not in LEVELS]
     assert exercises and not unlevelled, (
         f"{path.name}: start each exercise's title with its level, one of {LEVELS} and ' · ' "
         f"(not: {unlevelled})")
