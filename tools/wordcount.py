@@ -2,10 +2,10 @@
 
 The **core path** is the prose a student reads straight through: every word of the page's
 article except code cells and their outputs, display math, "Going deeper" blocks (admonitions
-with the class ``going-deeper`` and sections whose heading starts "Going deeper"), exercises and
-their solutions (and the "Exercises" section). The **total** adds back the Going deeper blocks
-and the exercises, still without code, outputs or display math. Inline math counts as words.
-Reading time is at a mathematics pace, :data:`WORDS_PER_MINUTE`.
+with the class ``going-deeper`` and sections whose heading starts "Going deeper"), exercises
+and their solutions (and the "Exercises" section). Inline math counts as one word. The
+**total** adds back the Going deeper blocks and the exercises, still without code, outputs or
+display math. Reading time is at a mathematics pace, :data:`WORDS_PER_MINUTE`.
 
 Usage (from the project root)::
 
@@ -92,6 +92,8 @@ def count_html(html: str) -> Count:
     root = article(html)
     for node in [n for sel in NEVER for n in root.select(sel)]:
         node.decompose()
+    for node in root.select("span.math"):  # inline math reads as one word, whatever its TeX
+        node.replace_with(" x ")
     total = words(root)
     for node in [n for sel in OFF_CORE for n in root.select(sel)] + off_core_sections(root):
         if node.parent is not None:  # not already removed with an enclosing block
