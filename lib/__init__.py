@@ -17,6 +17,8 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
 * :mod:`lib.measure` – best-of-several times on one BLAS thread, peak memory, log-log slopes
 * :mod:`lib.training` – a batch of retrieval problems, their loss and gradient, gradient
   descent on the query
+* :mod:`lib.depth` – variance through a stack of layers forwards and backwards, the
+  initializations that keep it, LayerNorm and RMSNorm with their Jacobians, a residual stream
 * :mod:`lib.seedsim` – the appendix simulation of the Expectation and Variance note, as
   published and vectorised (the same printed table)
 
@@ -32,6 +34,7 @@ import sys
 
 from .attention import *  # noqa: F403
 from .cost import *  # noqa: F403
+from .depth import *  # noqa: F403
 from .masks import *  # noqa: F403
 from .measure import *  # noqa: F403
 from .probability import *  # noqa: F403
@@ -42,6 +45,6 @@ from .vectors import *  # noqa: F403
 
 #: The numerics modules whose public names (each module's own ``__all__``) are re-exported.
 NUMERICS = ("probability", "vectors", "timing", "attention", "masks", "cost", "measure",
-            "training", "seedsim")
+            "training", "seedsim", "depth")
 
 __all__ = [name for module in NUMERICS for name in sys.modules[f"{__name__}.{module}"].__all__]
