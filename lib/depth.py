@@ -184,7 +184,7 @@ def simulate_stack(widths, init: str, act: str, rng: np.random.Generator, gain: 
     g = rng.standard_normal(h.shape)  # ∂L/∂h_L
     r = [np.mean(g**2, axis=(1, 2))]
     for W, slope in zip(weights[::-1], slopes[::-1], strict=True):
-        g = (g * slope) @ np.swapaxes(W, 1, 2)  # ∂L/∂h_{l-1}
+        g = (g * slope) @ np.ascontiguousarray(np.swapaxes(W, 1, 2))  # ∂L/∂h_{l-1} (BLAS)
         r.append(np.mean(g**2, axis=(1, 2)))
     return np.stack(q, axis=1), np.stack(r[::-1], axis=1)
 
