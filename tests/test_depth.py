@@ -19,6 +19,7 @@ from lib.depth import (
     simulate_stack,
     stack_theory,
 )
+from tests.conftest import chapter_cell
 
 # -- one layer and the initializations ----------------------------------------------------
 
@@ -187,3 +188,26 @@ def test_residual_stream_checks_its_shapes():
         residual_stream(np.ones(3), np.zeros((2, 3, 3)), "pre")
     with pytest.raises(ValueError, match="norm must be one of"):
         residual_stream(np.ones((2, 3)), np.zeros((2, 3, 3)), "sandwich")
+
+
+# -- the chapter's derivations against lib ---------------------------------------------------
+
+CHAPTER = "depth"
+
+
+def test_the_chapters_stack_recursion_is_lib_stack_theory():
+    ns = chapter_cell(CHAPTER, "derive-stack-theory")
+    widths = [300, 120, 40, 90]
+    for init in lib.INITS:
+        for act in ("linear", "relu"):
+            s2 = [init_variance(a, b, init) for a, b in zip(widths[:-1], widths[1:], strict=True)]
+            ours = ns["stack_theory"](widths, s2, activation_factor(act))
+            for a, b in zip(ours, stack_theory(widths, init, act), strict=True):
+                assert np.abs(a - b).max() < 1e-13
+
+
+def test_the_chapters_norms_are_lib_norms():
+    ns = chapter_cell(CHAPTER, "derive-norms")
+    x = np.random.default_rng(13).standard_normal((6, 24)) * 4 - 1
+    assert np.abs(ns["layer_norm"](x) - layer_norm(x)).max() < 1e-14
+    assert np.abs(ns["rms_norm"](x) - rms_norm(x)).max() < 1e-14
