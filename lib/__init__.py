@@ -18,6 +18,8 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
 * :mod:`lib.measure` – best-of-several times on one BLAS thread, peak memory, log-log slopes
 * :mod:`lib.training` – a batch of retrieval problems, their loss and gradient, gradient
   descent on the query
+* :mod:`lib.depth` – variance through a stack of layers forwards and backwards, the
+  initializations that keep it, LayerNorm and RMSNorm with their Jacobians, a residual stream
 * :mod:`lib.seedsim` – the appendix simulation of the Expectation and Variance note, as
   published and vectorised (the same printed table)
 
@@ -33,6 +35,7 @@ import sys
 
 from .attention import *  # noqa: F403
 from .cost import *  # noqa: F403
+from .depth import *  # noqa: F403
 from .masks import *  # noqa: F403
 from .measure import *  # noqa: F403
 from .position import *  # noqa: F403
@@ -44,6 +47,6 @@ from .vectors import *  # noqa: F403
 
 #: The numerics modules whose public names (each module's own ``__all__``) are re-exported.
 NUMERICS = ("probability", "vectors", "timing", "attention", "position", "masks", "cost",
-            "measure", "training", "seedsim")
+            "measure", "training", "seedsim", "depth")
 
 __all__ = [name for module in NUMERICS for name in sys.modules[f"{__name__}.{module}"].__all__]
