@@ -12,6 +12,8 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
   near-orthogonality
 * :mod:`lib.timing` – timers of ``Q Kᵀ`` on a fixed number of BLAS threads
 * :mod:`lib.attention` – softmax, its Jacobian, the sigmoid, scaled dot-product attention
+* :mod:`lib.heads` – multi-head attention as a concatenation and as a sum over heads, QK and
+  OV circuits, parameter counts, rank collapse of stacked attention
 * :mod:`lib.masks` – causal, padding and sliding-window masks, the masked softmax
 * :mod:`lib.cost` – FLOP and memory counts of a layer, online softmax, tiled attention
 * :mod:`lib.measure` – best-of-several times on one BLAS thread, peak memory, log-log slopes
@@ -32,6 +34,7 @@ import sys
 
 from .attention import *  # noqa: F403
 from .cost import *  # noqa: F403
+from .heads import *  # noqa: F403
 from .masks import *  # noqa: F403
 from .measure import *  # noqa: F403
 from .probability import *  # noqa: F403
@@ -41,7 +44,7 @@ from .training import *  # noqa: F403
 from .vectors import *  # noqa: F403
 
 #: The numerics modules whose public names (each module's own ``__all__``) are re-exported.
-NUMERICS = ("probability", "vectors", "timing", "attention", "masks", "cost", "measure",
+NUMERICS = ("probability", "vectors", "timing", "attention", "heads", "masks", "cost", "measure",
             "training", "seedsim")
 
 __all__ = [name for module in NUMERICS for name in sys.modules[f"{__name__}.{module}"].__all__]
