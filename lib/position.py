@@ -156,13 +156,21 @@ def rope_matrix(m, d, base: float = 10000.0) -> np.ndarray:
         \\operatorname{rope}(x, m) = R(m)\\, x, \\qquad R(m)^\\top R(n) = R(n - m)
 
     so a rotated score is :math:`q^\\top R(m)^\\top R(n)\\, k = q^\\top R(n - m)\\, k`.
-    ``R(m)`` is the transpose of :func:`shift_rotation` ``(m, d)``. Shape ``(d, d)``.
-    Derived in {ref}`sec-position-rope`.
+    ``R(m)`` is the transpose of :func:`shift_rotation` ``(m, d)``. ``m`` is any real number;
+    a negative ``m`` turns the other way, ``R(-m) = R(m)^\top``, so that ``R(n - m)`` is defined
+    for every pair of positions. Shape ``(d, d)``. Derived in {ref}`sec-position-rope`.
 
     >>> np.round(rope_matrix(np.pi / 2, 2, base=1.0), 12).tolist()
     [[0.0, -1.0], [1.0, 0.0]]
+    >>> np.round(rope_matrix(-np.pi / 2, 2, base=1.0), 12).tolist()
+    [[0.0, 1.0], [-1.0, 0.0]]
     """
-    m = non_negative_float(m, "m")
+    try:
+        m = float(m)
+    except (TypeError, ValueError):
+        raise ValueError(f"m must be a real number, got {m!r}") from None
+    if not np.isfinite(m):
+        raise ValueError(f"m must be finite, got {m!r}")
     return shift_rotation(m, d, base).T
 
 

@@ -112,6 +112,15 @@ def test_rope_matrices_compose_as_rotations():
     np.testing.assert_allclose(R3 @ R5, rope_matrix(8, 8), atol=1e-14)
 
 
+def test_rope_matrix_at_a_negative_position_is_the_transpose():
+    for m in (1, 3, 250.5):
+        np.testing.assert_allclose(rope_matrix(-m, 8), rope_matrix(m, 8).T, atol=1e-15)
+    # so R(m)ᵀ R(n) = R(n − m) also when n < m: R(5)ᵀ R(3) = R(−2)
+    np.testing.assert_allclose(rope_matrix(5, 8).T @ rope_matrix(3, 8), rope_matrix(-2, 8),
+                               atol=1e-14)
+    np.testing.assert_allclose(rope_matrix(-2, 8) @ rope_matrix(2, 8), np.eye(8), atol=1e-15)
+
+
 def test_rope_at_position_zero_is_the_identity():
     x = np.arange(12.0).reshape(2, 6)
     np.testing.assert_array_equal(rope(x, [0, 0]), x)
@@ -155,7 +164,8 @@ def test_alibi_weights_decay_geometrically_with_distance():
     (lambda: rope(np.ones((2, 4)), [0, 1, 2]), "one entry per row"),
     (lambda: rope(np.ones((2, 4)), [0, -2]), "positions must be non-negative"),
     (lambda: rope(np.ones(4), [0]), "x must be a 2-D matrix"),
-    (lambda: rope_matrix(-1, 4), "m must be a non-negative number"),
+    (lambda: rope_matrix(np.nan, 4), "m must be finite"),
+    (lambda: rope_matrix("one", 4), "m must be a real number"),
     (lambda: rope_matrix(1, 5), "d must be even"),
     (lambda: shift_rotation(np.inf, 4), "k must be finite"),
     (lambda: shift_rotation("one", 4), "k must be a real number"),
