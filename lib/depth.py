@@ -213,8 +213,9 @@ def _gain(gain, bias, d):
 def layer_norm(x, gain=None, bias=None, eps: float = 0.0) -> np.ndarray:
     """LayerNorm of every row (last axis): standardize its features, then a gain and a bias.
 
-    .. math:: \\operatorname{LN}(x)_i = g_i\\, \\frac{x_i - \\bar x}{\\sqrt{s^2 + \\varepsilon}}
-              + b_i, \\qquad \\bar x = \\tfrac1d \\sum_j x_j, \\quad
+    .. math:: \\operatorname{LN}(x)_i = \\gamma_i\\,
+              \\frac{x_i - \\bar x}{\\sqrt{s^2 + \\varepsilon}} + b_i,
+              \\qquad \\bar x = \\tfrac1d \\sum_j x_j, \\quad
               s^2 = \\tfrac1d \\sum_j (x_j - \\bar x)^2
 
     Any shape ``(..., d)``, ``d ≥ 2``; ``gain`` and ``bias`` of shape ``(d,)`` (default 1, 0).
@@ -232,7 +233,7 @@ def layer_norm(x, gain=None, bias=None, eps: float = 0.0) -> np.ndarray:
 def rms_norm(x, gain=None, eps: float = 0.0) -> np.ndarray:
     """RMSNorm of every row (last axis): divide by its root mean square, then a gain.
 
-    .. math:: \\operatorname{RMS}(x)_i = g_i\\, \\frac{x_i}{\\sqrt{\\tfrac1d \\sum_j x_j^2
+    .. math:: \\operatorname{RMS}(x)_i = \\gamma_i\\, \\frac{x_i}{\\sqrt{\\tfrac1d \\sum_j x_j^2
               + \\varepsilon}}
 
     Any shape ``(..., d)``; ``gain`` of shape ``(d,)`` (default 1). Derived in
