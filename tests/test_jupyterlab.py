@@ -246,11 +246,21 @@ JS_STATE = """() => {
       area.querySelectorAll('details:not([open]) > summary').forEach(s => {
         text = text.replace(s.innerText, '');
       });
-      return text.trim().length > 0;
+      // a check cell (tagged check) is folded too, and shows its one 'Checked:' line
+      return text.trim().length > 0 && !/^Checked: [^\\n]*$/.test(text.trim());
     }).length,
     notFound: Array.from(nb.querySelectorAll('[title]')).map(e => e.title + ': ' + e.innerText)
       .filter(t => /Not Found/.test(t)),
-    text: md.map(c => (c.querySelector('.myst') || {}).innerText || '').join('\\n\\n'),
+    // the rendered prose without its math (KaTeX's text of p(T) = ... is no MyST syntax)
+    text: md.map(c => {
+      const myst = c.querySelector('.myst');
+      if (!myst) return '';
+      let text = myst.innerText || '';
+      myst.querySelectorAll('.katex, mjx-container').forEach(m => {
+        if (m.innerText) text = text.replace(m.innerText, ' ');
+      });
+      return text;
+    }).join('\\n\\n'),
     errors: Array.from(nb.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],' +
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]'))
