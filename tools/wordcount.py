@@ -40,7 +40,7 @@ NEVER = ["div.cell", "div.math", "script", "style", "a.headerlink", "div.bibliog
 #: Elements that are prose, but off the core path.
 OFF_CORE = ["div.going-deeper", "div.exercise", "div.solution", "details.going-deeper"]
 #: Section headings whose whole section is off the core path.
-OFF_CORE_HEADING = re.compile(r"^\s*(going deeper|exercises)\b", re.IGNORECASE)
+OFF_CORE_HEADING = re.compile(r"^\s*(?:[\d.]+\s+)?(going deeper|exercises)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
