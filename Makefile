@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 JB     := $(VENV)/bin/jupyter-book
 STAMP  := $(VENV)/.installed
 
-.PHONY: html test check references lint bench pdf clean freeze
+.PHONY: html test check chapter references lint bench pdf clean freeze
 
 # Set-up: a project-local virtual environment with the pinned requirements and lib (-e .).
 $(STAMP): requirements.txt pyproject.toml
@@ -33,6 +33,11 @@ check: $(STAMP)
 	$(PY) tools/lab_compat.py book/$(CHAPTER).md
 	$(PY) -m ruff check lib tests benchmarks tools
 	$(PY) -m pytest -k "$(CHAPTER)"
+
+# A new chapter from the template: make chapter NAME=softmax-temperature PART=Attention
+chapter: $(STAMP)
+	@test -n "$(NAME)" -a -n "$(PART)" || { echo "usage: make chapter NAME=<name> PART=<part>"; exit 2; }
+	$(PY) tools/new_chapter.py "$(NAME)" "$(PART)" $(if $(TITLE),--title "$(TITLE)")
 
 # Re-execute the chapters under nbval and rewrite tests/reference/ (CHAPTER=<name>: that one
 # only). Cells exempt from comparison keep their stored outputs. Review the diff.

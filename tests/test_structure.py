@@ -197,3 +197,36 @@ def test_counter_leaves_out_code_math_deeper_and_exercises():
             '<section><h2>Going deeper<a class="headerlink">#</a></h2><p>eight nine</p></section>'
             '</section></article>')
     assert wordcount.count_html(page) == wordcount.Count(core=6, total=13)
+
+
+def test_front_door_lists_every_chapter_with_its_question_and_reading_time():
+    """book/intro.md's table of chapters: every chapter, its question, and the core reading
+    time its opening box states."""
+    intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    rows = {m["name"]: m for m in re.finditer(
+        r"^\| \{doc\}`(?P<name>[\w-]+)` \| (?P<question>[^|]+\?) \| (?P<min>\d+) min \|",
+        intro, re.MULTILINE)}
+    for path in CHAPTERS:
+        assert path.stem in rows, (
+            f"book/intro.md: add {path.stem} to the table of chapters: "
+            "| {doc}`name` | its question? | N min | what it builds on |")
+        box = re.search(r"\*\*Core path\*\* about (\d+) minutes", path.read_text("utf-8"))
+        if box:  # a chapter not yet rebuilt to the template states no time (TEMPLATE_PENDING)
+            assert rows[path.stem]["min"] == box.group(1), (
+                f"book/intro.md says {path.stem} takes {rows[path.stem]['min']} min; its "
+                f"opening box says {box.group(1)}: make them agree")
+
+
+def test_scaffold_writes_a_chapter_in_the_template(tmp_path):
+    """``make chapter`` (tools/new_chapter.py) writes a chapter these checks accept."""
+    import new_chapter
+
+    path = tmp_path / "toy.md"
+    path.write_text(new_chapter.HEADER + new_chapter.TEMPLATE.format(
+        name="toy", title="Toy", next_doc="intro"), encoding="utf-8")
+    parts = sections(read_chapter(path))
+    for check in (test_opening_box_says_what_you_learn_need_and_how_long,
+                  test_first_section_opens_on_a_figure_or_control,
+                  test_every_core_section_with_code_asks_for_a_prediction,
+                  test_chapter_ends_with_summary_levelled_exercises_and_next):
+        check((path, parts))
