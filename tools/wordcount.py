@@ -38,8 +38,8 @@ NEVER = ["div.cell", "div.math", "script", "style", "a.headerlink", "div.bibliog
          "span.math.nohighlight.display"]
 #: Elements that are prose, but off the core path.
 OFF_CORE = ["div.going-deeper", "div.exercise", "div.solution", "details.going-deeper"]
-#: Section headings whose whole section is off the core path.
-OFF_CORE_HEADING = re.compile(r"^\s*(going deeper|exercises)\b", re.IGNORECASE)
+#: Section headings whose whole section is off the core path (after the site's "2.14." numbers).
+OFF_CORE_HEADING = re.compile(r"^\s*(?:[\d.]+\s+)?(going deeper|exercises)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
