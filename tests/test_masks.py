@@ -132,6 +132,17 @@ def test_causal_mask_is_lower_triangular_with_n_n_plus_1_over_2_entries():
         assert M.sum() == N * (N + 1) // 2
 
 
+
+def test_causal_mask_with_fewer_queries_is_aligned_bottom_right_as_in_flashattention():
+    # FlashAttention's README (changelog 2.1): seqlen_q = 2, seqlen_k = 5 gives 11110 / 11111
+    assert causal_mask(2, 5).astype(int).tolist() == [[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]
+    for N, n_k in ((1, 1), (3, 5), (4, 9)):
+        i, j = np.indices((N, n_k))
+        assert np.array_equal(causal_mask(N, n_k), j <= i + n_k - N)
+        assert np.array_equal(causal_mask(N, n_k)[:, -N:], causal_mask(N))  # last N keys
+    with pytest.raises(ValueError, match="N <= n_k"):
+        causal_mask(5, 2)  # more queries than keys would leave rows empty
+
 def test_sliding_window_mask():
     M = sliding_window_mask(6, 3)
     for i in range(6):
