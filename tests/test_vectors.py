@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
-from pathlib import Path
 
-import jupytext
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -29,6 +25,7 @@ from lib.vectors import (
     scalar_projection,
     vector_projection,
 )
+from tests.conftest import chapter_cell
 
 # --- the worked examples of the chapter -----------------------------------------------------
 
@@ -76,22 +73,8 @@ def test_projection_residual_is_orthogonal():
     assert norm(vector_projection(a, b)) == pytest.approx(abs(scalar_projection(a, b)))
 
 
-CHAPTER = Path(__file__).resolve().parents[1] / "book" / "dot-products.md"
-
-
-def _run_tagged_cell(tag: str, ns: dict) -> dict:
-    """Execute the chapter's one code cell tagged ``tag`` in ``ns``; return the namespace."""
-    nb = jupytext.read(CHAPTER, fmt="md:myst")
-    cells = [c.source for c in nb.cells
-             if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
-    assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(cells[0], ns)
-    return ns
-
-
 def test_chapter_vector_projection_agrees_with_lib():
-    ns = _run_tagged_cell("derive-vector-projection", {
+    ns = chapter_cell("dot-products", "derive-vector-projection", {
         "np": np, "lib": lib, "a": np.array([3.0, 4.0]), "b": np.array([4.0, 3.0])})
     assert_allclose(ns["shadow"], [3.84, 2.88])
     rng = np.random.default_rng(7)
