@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 JB     := $(VENV)/bin/jupyter-book
 STAMP  := $(VENV)/.installed
 
-.PHONY: html test references lint bench pdf clean freeze
+.PHONY: html test check chapter references lint bench pdf clean freeze
 
 # Set-up: a project-local virtual environment with the pinned requirements and lib (-e .).
 $(STAMP): requirements.txt pyproject.toml
@@ -24,9 +24,26 @@ test: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks tools
 	$(PY) -m pytest
 
-# Re-execute every chapter under nbval and rewrite tests/reference/. Review the diff.
+# Everything that concerns one chapter, book/$(CHAPTER).md: JupyterLab's form (written by
+# tools/lab_compat.py), lint, nbval against its reference, quoted figures, structure and
+# budget, the emulated CPUs, its strict page build, browser checks and JupyterLab walk.
+check: $(STAMP)
+	@test -n "$(CHAPTER)" -a -f "book/$(CHAPTER).md" || \
+	  { echo "usage: make check CHAPTER=<name>, for book/<name>.md"; exit 2; }
+	$(PY) tools/lab_compat.py book/$(CHAPTER).md
+	$(PY) -m ruff check lib tests benchmarks tools
+	$(PY) -m pytest -k "$(CHAPTER)"
+
+# A new chapter from the template: make chapter NAME=softmax-temperature PART=Attention
+chapter: $(STAMP)
+	@test -n "$(NAME)" -a -n "$(PART)" || { echo "usage: make chapter NAME=<name> PART=<part>"; exit 2; }
+	$(PY) tools/new_chapter.py "$(NAME)" "$(PART)" $(if $(TITLE),--title "$(TITLE)")
+
+# Re-execute the chapters under nbval and rewrite tests/reference/ (CHAPTER=<name>: that one
+# only). Cells exempt from comparison keep their stored outputs. Review the diff.
 references: $(STAMP)
-	$(PY) -m pytest book --regen-references -q
+	$(PY) tools/lab_compat.py $(if $(CHAPTER),book/$(CHAPTER).md,book/*.md)
+	$(PY) -m pytest $(if $(CHAPTER),book/$(CHAPTER).md,book) --regen-references -q
 
 # The print edition, one PDF of the whole book: _build/latex/attention-notes.pdf
 # Needs LaTeX from Debian (xelatex, the engine sphinx-jupyterbook-latex selects):

@@ -9,6 +9,8 @@ Run from the repository root::
 
 Sections (``--only`` takes a comma-separated list of them):
 
+``words``     each chapter's core path and whole prose in words, and the core reading time,
+              counted from the built page by ``tools/wordcount.py`` (budget 3,500 core words);
 ``seed``      the appendix simulation: the pure-Python reference and ``seed_report_fast`` timed
               alternately in this process, their ratio, and a check that they print the same text;
 ``controls``  every ``lib.widgets.Control`` a chapter binds to a name (run in this process),
@@ -68,7 +70,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 matplotlib.use("Agg")  # controls are measured headless
 BIN = Path(sys.executable).parent
-SECTIONS = ("seed", "controls", "chapters", "build", "site", "lab", "tests", "cost")
+SECTIONS = ("words", "seed", "controls", "chapters", "build", "site", "lab", "tests", "cost")
 #: What a copy of the project leaves out: environments, build output, caches.
 COPY_IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
                                      "*.egg-info", ".ipynb_checkpoints")
@@ -473,6 +475,26 @@ def bench_site(quick: bool) -> list[Row]:
     return rows
 
 
+# -- words ------------------------------------------------------------------------------------
+def bench_words(quick: bool) -> list[Row]:
+    """Each chapter's core path and whole prose, in words, from the built page."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import wordcount
+
+    site = ROOT / "_build" / "html"
+    if not (site / "index.html").exists():
+        build(ROOT)
+    rows = []
+    for path in chapters():
+        page = site / path.relative_to(ROOT).with_suffix(".html")
+        count = wordcount.count_html(page.read_text(encoding="utf-8"))
+        rows.append(row("words", f"{path.stem}: core path", count.core, "words",
+                        f"<= {wordcount.CORE_BUDGET}",
+                        f"{count.total:,} words in all; core path about {count.minutes:.0f} min "
+                        f"at {wordcount.WORDS_PER_MINUTE} words/min"))
+    return rows
+
+
 # -- tests ------------------------------------------------------------------------------------
 def bench_tests(quick: bool) -> list[Row]:
     """``make test`` without make: ruff, then pytest (which also builds the site strictly)."""
@@ -568,7 +590,8 @@ def main(argv=None) -> int:
 
     info = machine()
     rows: list[Row] = []
-    benches = {"seed": bench_seed, "controls": bench_controls, "chapters": bench_chapters,
+    benches = {"words": bench_words, "seed": bench_seed, "controls": bench_controls,
+               "chapters": bench_chapters,
                "build": bench_build, "site": bench_site, "lab": bench_lab,
                "tests": bench_tests, "cost": bench_cost}
     for section in sections:

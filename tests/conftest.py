@@ -69,3 +69,14 @@ def pytest_sessionfinish(session):
     test_portability.stop()
     if "tests.test_jupyterlab" in sys.modules:
         sys.modules["tests.test_jupyterlab"].WALKS.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say, in one line at the end, which checks were skipped because Chromium is missing."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if "chromium" in str(r.longrepr).lower()]
+    if skipped:
+        modules = sorted({r.nodeid.split("::")[0] for r in skipped})
+        terminalreporter.write_line(
+            f"{len(skipped)} browser checks SKIPPED ({', '.join(modules)}): Chromium is not "
+            "installed. For a full run: apt-get install -y chromium", yellow=True, bold=True)

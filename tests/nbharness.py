@@ -190,6 +190,11 @@ def write_reference(chapter: ChapterFile) -> None:
         print(f"\nnot writing {reference_path(chapter.path).name}: cells {missing} did not run")
         return
     patterns = sanitize_patterns()
+    # A cell exempt from comparison (timings) keeps its stored outputs when its source is
+    # unchanged, so regenerating one chapter leaves a diff of what changed, not of the clock.
+    old_path = reference_path(chapter.path)
+    kept = ({c.source: c.outputs for c in nbformat.read(old_path, as_version=4).cells}
+            if old_path.exists() else {})
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": chapter.nb.metadata.get("kernelspec", {}),
                    "source": str(chapter.path.relative_to(ROOT))}
@@ -201,7 +206,9 @@ def write_reference(chapter: ChapterFile) -> None:
             ref.id = hashlib.sha1(ref.id.encode()).hexdigest()[:8]
         seen.add(ref.id)
         ref.execution_count = num + 1
-        ref.outputs = clean_outputs(chapter.captured[num], patterns)
+        exempt = "nbval-ignore-output" in cell.metadata.get("tags", [])
+        ref.outputs = (kept[cell.source] if exempt and cell.source in kept
+                       else clean_outputs(chapter.captured[num], patterns))
         nb.cells.append(ref)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, reference_path(chapter.path))

@@ -30,6 +30,7 @@ import threading
 
 import pytest
 
+from tests import timeouts
 from tests.nbharness import ROOT
 from tests.site_build import built_site, page_names
 
@@ -91,6 +92,7 @@ class Visit:
     def __init__(self, browser, url, viewport=DESKTOP):
         self.context = browser.new_context(viewport=viewport)
         self.page = self.context.new_page()
+        self.page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
         self.requests, self.failed, self.errors, self.console = [], [], [], []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(r.url))
@@ -551,7 +553,7 @@ def test_skip_links_lead_to_each_control(server, visit):
 
 def test_search_results_show_math_as_text(server, visit):
     v = visit(f"{server}/search.html?q=variance")
-    v.page.wait_for_selector("#search-results ul.search li p", timeout=20_000)
+    v.page.wait_for_selector("#search-results ul.search li p", timeout=timeouts.ms(20))
     summaries = v.js("() => Array.from(document.querySelectorAll("
                      "'#search-results ul.search li p'), p => p.textContent)")
     assert summaries
@@ -569,7 +571,7 @@ def test_live_code_offline_says_it_needs_a_network(server, visit):
     v.js("() => document.querySelector('[onclick*=\"initThebeSBT\"]').click()")
     v.page.wait_for_function(
         "() => (document.querySelector('.thebe-launch-button') || {}).textContent"
-        "?.includes('internet connection')", timeout=15_000)
+        "?.includes('internet connection')", timeout=timeouts.ms(15))
     assert not v.errors
 
 
@@ -616,6 +618,7 @@ def test_sprite_frames_do_not_bleed(browser, scale):
         context = browser.new_context(viewport={"width": width, "height": 600},
                                       device_scale_factor=scale)
         page = context.new_page()
+        page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
         page.set_content(page_html)
         slider = page.locator("input[type=range]")
         for k in range(7):

@@ -39,13 +39,12 @@ import nbformat
 import pytest
 import requests
 
+from tests import timeouts
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium")
 START_TIMEOUT = 60
-RUN_TIMEOUT = 180
-WALK_TIMEOUT = 900  # seconds, for every walk up to a chapter's
 VENV_BIN = Path(sys.executable).parent
 
 # MyST that jupyterlab-myst did not turn into text: a role, a directive fence or option,
@@ -99,7 +98,8 @@ class JupyterLab:
                 time.sleep(0.3)
 
     def get(self, path: str, **params):
-        resp = self.session.get(self.base + path, params=params, timeout=30)
+        resp = self.session.get(self.base + path, params=params,
+                                timeout=timeouts.seconds(timeouts.HTTP))
         resp.raise_for_status()
         return resp
 
@@ -111,13 +111,15 @@ class JupyterLab:
     def save(self, path: str, model: dict) -> None:
         resp = self.session.put(self.base + "/api/contents/" + urllib.parse.quote(path),
                                 json={"type": "notebook", "format": "json",
-                                      "content": model["content"]}, timeout=30)
+                                      "content": model["content"]},
+                                timeout=timeouts.seconds(timeouts.HTTP))
         resp.raise_for_status()
 
     def end_sessions(self) -> None:
         """Shut down every session's kernel (a chapter's kernel holds its memory)."""
         for session in self.get("/api/sessions").json():
-            self.session.delete(f"{self.base}/api/sessions/{session['id']}", timeout=30)
+            self.session.delete(f"{self.base}/api/sessions/{session['id']}",
+                                timeout=timeouts.seconds(timeouts.HTTP))
 
     def url(self, path: str) -> str:
         return f"{self.base}/lab/tree/{urllib.parse.quote(path)}?reset&token={self.token}"
@@ -246,11 +248,21 @@ JS_STATE = """() => {
       area.querySelectorAll('details:not([open]) > summary').forEach(s => {
         text = text.replace(s.innerText, '');
       });
-      return text.trim().length > 0;
+      // a check cell (tagged check) is folded too, and shows its one 'Checked:' line
+      return text.trim().length > 0 && !/^Checked: [^\\n]*$/.test(text.trim());
     }).length,
     notFound: Array.from(nb.querySelectorAll('[title]')).map(e => e.title + ': ' + e.innerText)
       .filter(t => /Not Found/.test(t)),
-    text: md.map(c => (c.querySelector('.myst') || {}).innerText || '').join('\\n\\n'),
+    // the rendered prose without its math (KaTeX's text of p(T) = ... is no MyST syntax)
+    text: md.map(c => {
+      const myst = c.querySelector('.myst');
+      if (!myst) return '';
+      let text = myst.innerText || '';
+      myst.querySelectorAll('.katex, mjx-container').forEach(m => {
+        if (m.innerText) text = text.replace(m.innerText, ' ');
+      });
+      return text;
+    }).join('\\n\\n'),
     errors: Array.from(nb.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],' +
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]'))
@@ -271,10 +283,13 @@ def browser():
             chromium.close()
 
 
-def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float = 90, watch=None):
+def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None = None,
+                 watch=None):
     """A page with ``chapter`` open in JupyterLab and every Markdown cell rendered
     (``watch(page)`` is called before it loads, to attach listeners)."""
+    timeout = timeouts.seconds(timeouts.LAB_OPEN) if timeout is None else timeout
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
     if watch:
         watch(page)
     page.goto(lab.url(rel(chapter, lab.root)))
@@ -335,11 +350,11 @@ JS_PENDING = """() => {
 }"""
 
 
-def run_all(page, timeout: float = RUN_TIMEOUT) -> dict:
+def run_all(page, timeout: float | None = None) -> dict:
     """Run All, as from JupyterLab's Run menu; wait until every code cell has run (or an
     error shows). Returns the notebook's state and ``pending``, the cells left unrun."""
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + (timeout or timeouts.seconds(timeouts.LAB_RUN_ALL))
     while True:
         page.wait_for_timeout(250)
         run = page.evaluate(JS_PENDING)
@@ -429,9 +444,9 @@ def expected_controls(chapter: Path) -> int:
                for out in cell.get("outputs", []))
 
 
-def live_controls(page, expected: int, timeout: float = 30) -> list[int]:
+def live_controls(page, expected: int, timeout: float | None = None) -> list[int]:
     """The number of inputs of each live control on the page, once ``expected`` are shown."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + (timeout or timeouts.seconds(timeouts.LAB_CONTROLS))
     while len(counts := page.evaluate(JS_CONTROLS)) < expected:
         if time.monotonic() > deadline:
             break
@@ -468,11 +483,11 @@ def control_latencies(page, counts: list[int], presses: int = 5) -> list[dict]:
 VERSION_WARNINGS = ("Unsatisfied version", "No satisfying version")
 
 
-def save(page, timeout: float = 15) -> None:
+def save(page, timeout: float | None = None) -> None:
     """Save the notebook as from File > Save; wait until it is no longer marked modified."""
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
-                           timeout=timeout * 1000)
+                           timeout=(timeout or timeouts.seconds(timeouts.LAB_SAVE)) * 1000)
 
 
 def walk_problems(page, chapter: Path, before: bytes, console: list[str]) -> list[str]:
@@ -566,9 +581,10 @@ class Walks:
             for chapter in chapters:
                 self.results.setdefault(chapter, exc)
 
-    def result(self, chapter: Path, timeout: float = WALK_TIMEOUT):
+    def result(self, chapter: Path, timeout: float | None = None):
         """The problems found in ``chapter`` (raises what broke its walk)."""
         self.start()
+        timeout = timeout or timeouts.seconds(timeouts.LAB_WALK)
         deadline = time.monotonic() + timeout
         while chapter not in self.results:
             if time.monotonic() > deadline or not self.thread.is_alive():

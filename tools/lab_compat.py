@@ -19,6 +19,8 @@ What it does to each MyST notebook, and why:
    cell's input. The site keeps using the tag. Not ``outputs_hidden``: Run All shows every
    output it makes and clears that flag, so a save after Run All would rewrite the file; the
    solution's cell folds its printed answer itself (``lib.widgets.folded_output``).
+   A check cell (tagged ``check``, with ``hide-input`` for the site) is folded the same way:
+   its code hidden, its one printed ``Checked: ...`` line shown.
 4. **Figure references.** jupyterlab-myst renders only the Markdown cells, so it never sees
    a figure declared in a code cell's ``mystnb`` metadata, and ``{numref}`fig-x``` shows as
    "Cross Reference Not Found". Each such reference is written with its number as explicit
@@ -53,6 +55,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
 FIG_FORMAT = "Fig. {number}"
 HIDDEN = {"source_hidden": True}
+#: Cell tags whose code JupyterLab shows folded: a solution's code, and a check cell.
+FOLDED = {"hide-cell", "check"}
 
 # {numref}`fig-x`, {numref}`Figure %s <fig-x>`, and this script's own {ref}`Fig. 2.1 <fig-x>`.
 FIG_REF = re.compile(
@@ -141,7 +145,7 @@ def lab_compatible(path: Path) -> str:
     spec["display_name"] = kernel_display_name(spec["name"])
     numbers = figure_numbers(path, nb)
     for cell in nb.cells:
-        if cell.cell_type == "code" and "hide-cell" in cell.metadata.get("tags", []):
+        if cell.cell_type == "code" and FOLDED & set(cell.metadata.get("tags", [])):
             cell.metadata["jupyter"] = dict(HIDDEN)
         elif cell.cell_type == "markdown":
             cell.source = rewrite_citations(

@@ -1,0 +1,134 @@
+"""How long a chapter is to read: its core path and its whole text, counted from the built page.
+
+The **core path** is the prose a student reads straight through: every word of the page's
+article except code cells and their outputs, display math, "Going deeper" blocks (admonitions
+with the class ``going-deeper`` and sections whose heading starts "Going deeper"), exercises
+and their solutions (and the "Exercises" section). Inline math counts as one word. The
+**total** adds back the Going deeper blocks and the exercises, still without code, outputs or
+display math. Reading time is at a mathematics pace, :data:`WORDS_PER_MINUTE`.
+
+Usage (from the project root)::
+
+    .venv/bin/python tools/wordcount.py book/masks.md           # builds that page alone first
+    .venv/bin/python tools/wordcount.py _build/html/book/*.html # pages of a built site
+
+For a ``.md`` chapter it uses ``_build/html/book/<name>.html`` when that page is newer than the
+chapter, and otherwise builds the chapter alone (``jupyter-book build book/<name>.md``, into
+``_build/_page``), which executes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bs4 import BeautifulSoup, Tag
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Reading pace for mathematical prose, in words per minute.
+WORDS_PER_MINUTE = 130
+#: The budget of a chapter's core path, in words.
+CORE_BUDGET = 3500
+#: Elements that are never prose: code cells with their outputs, display math, page chrome.
+NEVER = ["div.cell", "div.math", "script", "style", "a.headerlink", "div.bibliography",
+         "span.math.nohighlight.display"]
+#: Elements that are prose, but off the core path.
+OFF_CORE = ["div.going-deeper", "div.exercise", "div.solution", "details.going-deeper"]
+#: Section headings whose whole section is off the core path.
+OFF_CORE_HEADING = re.compile(r"^\s*(going deeper|exercises)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Count:
+    """Words of one page: its core path and its whole prose."""
+
+    core: int
+    total: int
+
+    @property
+    def minutes(self) -> float:
+        """Reading time of the core path at :data:`WORDS_PER_MINUTE`."""
+        return self.core / WORDS_PER_MINUTE
+
+
+def words(node: Tag) -> int:
+    """Whitespace-separated words in the text of ``node``."""
+    return len(node.get_text(" ").split())
+
+
+def article(html: str) -> Tag:
+    """The page's article (its content, without navigation, header or footer)."""
+    soup = BeautifulSoup(html, "html.parser")
+    found = soup.select_one("article.bd-article") or soup.select_one("main") or soup.body
+    if found is None:
+        raise ValueError("no article, main or body element in the page")
+    return found
+
+
+def off_core_sections(root: Tag) -> list[Tag]:
+    """The ``<section>`` elements whose own heading starts "Going deeper" or "Exercises"."""
+    found = []
+    for section in root.find_all("section"):
+        heading = section.find(re.compile(r"^h[1-6]$"))
+        if heading is not None and OFF_CORE_HEADING.match(heading.get_text(" ")):
+            found.append(section)
+    return found
+
+
+def count_html(html: str) -> Count:
+    """Core and total prose words of a built page (see the module docstring).
+
+    >>> page = ('<article class="bd-article"><section><h1>Title here</h1><p>one two three</p>'
+    ...         '<div class="cell"><pre>x = 1</pre></div><div class="math">\\\\[a+b\\\\]</div>'
+    ...         '<div class="admonition going-deeper"><p>deep words</p></div></section>'
+    ...         '<section><h2>Exercises</h2><p>do this</p></section></article>')
+    >>> count_html(page)
+    Count(core=5, total=9)
+    """
+    root = article(html)
+    for node in [n for sel in NEVER for n in root.select(sel)]:
+        node.decompose()
+    for node in root.select("span.math"):  # inline math reads as one word, whatever its TeX
+        node.replace_with(" x ")
+    total = words(root)
+    for node in [n for sel in OFF_CORE for n in root.select(sel)] + off_core_sections(root):
+        if node.parent is not None:  # not already removed with an enclosing block
+            node.decompose()
+    return Count(core=words(root), total=total)
+
+
+def built_page(chapter: Path) -> Path:
+    """The built HTML of ``book/<name>.md``: the site's, if fresh, or the chapter built alone."""
+    site_page = ROOT / "_build" / "html" / chapter.resolve().relative_to(ROOT).with_suffix(".html")
+    if site_page.exists() and site_page.stat().st_mtime >= chapter.stat().st_mtime:
+        return site_page
+    jb = Path(sys.executable).with_name("jupyter-book")
+    subprocess.run([str(jb), "build", str(chapter), "--builder", "html", "--quiet"],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    page = ROOT / "_build" / "_page" / chapter.stem / "html" / f"{chapter.stem}.html"
+    if not page.exists():
+        raise FileNotFoundError(f"building {chapter} alone did not write {page}")
+    return page
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="+", type=Path, help="book/<name>.md or built .html pages")
+    args = parser.parse_args(argv)
+    print(f"{'page':<28} {'core':>6} {'total':>6} {'core min':>9}  budget {CORE_BUDGET}")
+    over = False
+    for path in args.pages:
+        page = built_page(path) if path.suffix == ".md" else path
+        count = count_html(page.read_text(encoding="utf-8"))
+        flag = "  OVER" if count.core > CORE_BUDGET else ""
+        over |= bool(flag)
+        print(f"{path.stem:<28} {count.core:>6} {count.total:>6} {count.minutes:>9.0f}{flag}")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
