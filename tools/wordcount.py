@@ -74,7 +74,11 @@ def off_core_sections(root: Tag) -> list[Tag]:
     found = []
     for section in root.find_all("section"):
         heading = section.find(re.compile(r"^h[1-6]$"))
-        if heading is not None and OFF_CORE_HEADING.match(heading.get_text(" ")):
+        if heading is None:
+            continue
+        # the site numbers its sections ("1.9. Going deeper"): read the title after the number
+        title = re.sub(r"^\s*(?:\d+\.)+\s*", "", heading.get_text(" "))
+        if OFF_CORE_HEADING.match(title):
             found.append(section)
     return found
 
