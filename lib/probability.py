@@ -173,7 +173,7 @@ def standard_error(x) -> float:
 
     .. math:: \\operatorname{SE}(\\bar x) = \\sqrt{\\frac{1}{n(n - 1)} \\sum_i (x_i - \\bar x)^2}
 
-    ``x`` has shape ``(n,)`` with ``n ≥ 2``. Derived in {ref}`sec-sample-means`.
+    ``x`` has shape ``(n,)`` with ``n ≥ 2``. Derived in {ref}`sec-ev-deeper-standard-errors`.
 
     >>> standard_error([1.0, 2.0, 3.0, 4.0])
     0.6454972243679028
@@ -189,7 +189,7 @@ def variance_standard_error(x) -> float:
               \\qquad m_r = \\frac1n \\sum_i (x_i - \\bar x)^r
 
     For normal draws ``m_4 ≈ 3σ⁴``, which gives ``σ² √(2/n)``. ``x`` has shape ``(n,)`` with
-    ``n ≥ 2``. Derived in {ref}`sec-sample-means`.
+    ``n ≥ 2``. Derived in {ref}`sec-ev-deeper-standard-errors`.
 
     >>> round(variance_standard_error([-1.0, 1.0] * 50), 12)  # a coin: m_4 = m_2² = 1
     0.0

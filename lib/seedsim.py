@@ -7,7 +7,7 @@ what it prints. :func:`seed_report_fast` returns the same text with the table co
 vectorised path over the same Mersenne Twister stream, about 20 times faster
 (``benchmarks/run.py --only seed`` measures both side by side), and the softmax lines by the
 program's own statements. The comments above the fast path say how, and why its printed digits
-are the reference's. Shown in {ref}`sec-appendix-simulation`.
+are the reference's. Shown in {ref}`sec-ev-deeper-simulation`.
 """
 
 from __future__ import annotations

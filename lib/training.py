@@ -154,7 +154,7 @@ def target_in_hull(K, target):
     exceed that of its strongest rival, and ``p_t ≤ 1/2``. By Carathéodory's theorem it
     suffices to test the simplices of ``d_k + 1`` other keys: ``K`` is ``(B, m, d_k)`` with
     ``m − 1 ≥ d_k + 1`` (otherwise the hull has measure zero and the answer is ``False``).
-    Returns a boolean array ``(B,)``. Derived in {ref}`sec-training-experiment`.
+    Returns a boolean array ``(B,)``. Derived in {ref}`sec-ev-deeper-training`.
 
     >>> K = np.array([[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.2, 0.2]]])
     >>> target_in_hull(K, [3]).tolist(), target_in_hull(K, [1]).tolist()

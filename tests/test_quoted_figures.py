@@ -28,7 +28,6 @@ import pytest
 from myst_tokens import children, directive, parse  # tools/sphinx_ext, on the path by conftest
 
 from tests.nbharness import chapter_paths, read_chapter, reference_path
-from tests.test_structure import TEMPLATE_PENDING
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
@@ -215,23 +214,7 @@ def unbound(path) -> list[str]:
 
 
 @pytest.mark.parametrize("path", chapter_paths(), ids=lambda p: p.stem)
-def test_every_quoted_figure_is_produced_somewhere(path):
-    """The chapter-wide form of the check below (a decimal figure printed by any cell of the
-    chapter), which stands in for it on chapters not yet rebuilt to the template."""
-    if path.stem not in TEMPLATE_PENDING:
-        pytest.skip("checked by test_every_quoted_figure_is_printed_where_it_is_quoted")
-    outputs = output_text(nbformat.read(reference_path(path), as_version=4))
-    missing = [f"{figure!r} in: {cell.source.strip()[:80]}"
-               for cell in read_chapter(path).cells if cell.cell_type == "markdown"
-               for figure in quoted_figures(cell.source) if not produced(figure, outputs)]
-    assert not missing, (f"{path.name}: figures quoted in the prose that no cell prints:\n  "
-                         + "\n  ".join(missing))
-
-
-@pytest.mark.parametrize("path", chapter_paths(), ids=lambda p: p.stem)
 def test_every_quoted_figure_is_printed_where_it_is_quoted(path):
-    if path.stem in TEMPLATE_PENDING:
-        pytest.skip(f"{path.stem} is not yet rebuilt to the template (TEMPLATE_PENDING)")
     missing = unbound(path)
     assert not missing, (
         f"{path.name}: figures quoted in a section that no cell of that section prints (print "

@@ -35,9 +35,6 @@ LEVELS = ("By hand", "Derive", "Code", "Extend")
 END_SECTIONS = ("Summary", "Exercises", "Going deeper", "Next", "References", "Further reading",
                 "Appendix")
 ASSERT = re.compile(r"^\s*assert\b", re.MULTILINE)
-#: Chapters written before the template and not yet rebuilt to it (this round's chapter
-#: issues). Remove a chapter from here as soon as it follows the template; empty at the end.
-TEMPLATE_PENDING = {"expectation-variance"}
 
 
 @dataclass
@@ -79,15 +76,8 @@ CHAPTERS = chapter_paths()
 IDS = [p.stem for p in CHAPTERS]
 
 
-def pending(path):
-    if path.stem in TEMPLATE_PENDING:
-        pytest.skip(f"{path.stem} is in TEMPLATE_PENDING (tests/test_structure.py): remove it "
-                    "there once the chapter follows the template")
-
-
 @pytest.fixture(scope="module", params=CHAPTERS, ids=IDS)
 def chapter(request):
-    pending(request.param)
     return request.param, sections(read_chapter(request.param))
 
 
@@ -174,7 +164,6 @@ def test_chapter_ends_with_summary_levelled_exercises_and_next(chapter):
 def test_core_path_fits_its_budget_and_its_stated_reading_time(path):
     from tests.site_build import built_site
 
-    pending(path)
     page = built_site() / path.relative_to(ROOT).with_suffix(".html")
     count = wordcount.count_html(page.read_text(encoding="utf-8"))
     assert count.core <= wordcount.CORE_BUDGET, (
@@ -211,10 +200,10 @@ def test_front_door_lists_every_chapter_with_its_question_and_reading_time():
             f"book/intro.md: add {path.stem} to the table of chapters: "
             "| {doc}`name` | its question? | N min | what it builds on |")
         box = re.search(r"\*\*Core path\*\* about (\d+) minutes", path.read_text("utf-8"))
-        if box:  # a chapter not yet rebuilt to the template states no time (TEMPLATE_PENDING)
-            assert rows[path.stem]["min"] == box.group(1), (
-                f"book/intro.md says {path.stem} takes {rows[path.stem]['min']} min; its "
-                f"opening box says {box.group(1)}: make them agree")
+        assert box, f"{path.name}: no reading time in its opening box"
+        assert rows[path.stem]["min"] == box.group(1), (
+            f"book/intro.md says {path.stem} takes {rows[path.stem]['min']} min; its "
+            f"opening box says {box.group(1)}: make them agree")
 
 
 def test_scaffold_writes_a_chapter_in_the_template(tmp_path):

@@ -75,7 +75,11 @@ def off_core_sections(root: Tag) -> list[Tag]:
     found = []
     for section in root.find_all("section"):
         heading = section.find(re.compile(r"^h[1-6]$"))
-        if heading is not None and OFF_CORE_HEADING.match(heading.get_text(" ")):
+        if heading is None:
+            continue
+        # the site numbers its sections ("1.9. Going deeper"): read the title after the number
+        title = re.sub(r"^\s*(?:\d+\.)+\s*", "", heading.get_text(" "))
+        if OFF_CORE_HEADING.match(title):
             found.append(section)
     return found
 
@@ -88,7 +92,7 @@ def count_html(html: str) -> Count:
     ...         '<div class="admonition going-deeper"><p>deep words</p></div></section>'
     ...         '<section><h2>Exercises</h2><p>do this</p></section></article>')
     >>> count_html(page)
-    Count(core=5, total=9)
+    Count(core=5, total=10)
     """
     root = article(html)
     for node in [n for sel in NEVER for n in root.select(sel)]:
