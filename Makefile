@@ -15,7 +15,9 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # The website, strict: warnings are errors. Output: _build/html/index.html
+# tools/execute.py first runs the chapters side by side (one per core) into the build's cache.
 html: $(STAMP)
+	$(PY) tools/execute.py
 	$(JB) build . --builder html -W -n --keep-going
 
 # The whole test suite: lint, lib's unit tests, every chapter under nbval against its

@@ -113,6 +113,17 @@ def attach_references(nb, ref_path: Path) -> list[str | None]:
     return problems
 
 
+class HistoryKernel(RunningKernel):
+    """nbval's kernel, but each cell is run as a notebook front end runs it: into the kernel's
+    history (nbval passes ``store_history=False``). The controls' frame cache
+    (:mod:`lib.widgets.cache`) keys on that history, so that a chapter run here, by the site's
+    build and in JupyterLab draws its frames once."""
+
+    def execute_cell_input(self, cell_input, allow_stdin=None):
+        return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin,
+                               stop_on_error=False)
+
+
 class ChapterFile(IPyNbFile):
     """A MyST chapter, collected as a notebook of nbval cells."""
 
@@ -129,7 +140,7 @@ class ChapterFile(IPyNbFile):
 
     def setup(self):
         # Always this environment's interpreter (the one running pytest), cwd = the chapter's.
-        self.kernel = RunningKernel(
+        self.kernel = HistoryKernel(
             CURRENT_ENV_KERNEL_NAME, cwd=str(self.path.parent),
             startup_timeout=self.config.option.nbval_kernel_startup_timeout,
         )

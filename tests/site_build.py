@@ -23,6 +23,9 @@ def build() -> tuple[Path, str]:
     if os.environ.get("BOOK_HTML"):
         return Path(os.environ["BOOK_HTML"]).resolve(), ""
     jb = Path(sys.executable).with_name("jupyter-book")
+    # as `make html`: the chapters side by side into the build's cache, then the build
+    subprocess.run([sys.executable, str(ROOT / "tools" / "execute.py")], cwd=ROOT, check=True,
+                   capture_output=True)
     proc = subprocess.run([str(jb), "build", str(ROOT), "--builder", "html", "-W", "-n",
                            "--keep-going"], capture_output=True, text=True, cwd=ROOT)
     log = proc.stdout + proc.stderr

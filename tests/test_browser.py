@@ -10,14 +10,16 @@ per view and checked as a reader would meet it:
   the first screen's math is typeset soon after the load, and every equation once the reader
   has scrolled to it, with no raw TeX or error text left; every no-kernel control follows its
   inputs and each slider announces its shown value (``aria-valuetext``); axe-core finds no
-  critical, serious or moderate violation;
+  critical, serious or moderate violation (the contrast of math and code, whose colours every
+  page shares, is checked once, on one chapter);
 * **dark theme** (same load): figures keep their light background;
-* **phone** (390 px): no display equation is cut off (it fits, or its box scrolls and shows a
-  cue), figure text stays legible, each control's label sits with its value in the screen;
-* **from a file URL** (no server): math, figures and controls still work.
+* **phone** (390 px), **from a file URL** (no server): no display equation is cut off (it
+  fits, or its box scrolls and shows a cue), figure text stays legible, each control's label
+  sits with its value in the screen; math, figures and controls work with no server.
 
 And once: the skip links lead to each control, search results show math as text, and Live
-Code explains offline that it needs a network. Screenshots go to ``tests/artifacts/``.
+Code explains offline that it needs a network. Screenshots (each page's first screen, light,
+dark and phone, and each control) go to ``tests/artifacts/``.
 """
 
 from __future__ import annotations
@@ -203,7 +205,11 @@ EXPLORE = r"""
         const k = keys.indexOf(state);
         const row = (k % geo.perSprite) * (geo.height + 2 * geo.pad) + geo.pad;
         const shown = data.labels[p][v];
-        const scale = view.getBoundingClientRect().width / geo.width;
+        // on a narrow screen the first view shows the frame's first piece, from row y0
+        const split = root.querySelector('.explorable-figure')
+                          .classList.contains('explorable-split');
+        const piece = split ? geo.pieces[0] : [0, geo.width, 0, geo.height];
+        const scale = view.getBoundingClientRect().width / (piece[1] - piece[0]);
         const offset = view.getBoundingClientRect().top - img.getBoundingClientRect().top;
         const first = k - k % geo.perSprite;
         const rows = Math.min(geo.perSprite, geo.count - first) * (geo.height + 2 * geo.pad);
@@ -211,8 +217,8 @@ EXPLORE = r"""
         if (k < 0 || +state.split(',')[p] !== v ||
             img.src !== sprites[Math.floor(k / geo.perSprite)] ||
             // the style as set (a browser keeps six digits) and the picture as laid out
-            !shift || Math.abs(parseFloat(shift[1]) + 100 * row / rows) > 1e-3 ||
-            (scale > 0 && Math.abs(offset - row * scale) > 0.5) ||
+            !shift || Math.abs(parseFloat(shift[1]) + 100 * (row + piece[2]) / rows) > 1e-3 ||
+            (scale > 0 && Math.abs(offset - (row + piece[2]) * scale) > 0.5) ||
             img.alt !== data.alts[state] || !img.alt ||
             (output && output.textContent !== shown) ||
             (el.type === 'range' && el.getAttribute('aria-valuetext') !== shown)) {
@@ -458,10 +464,25 @@ def control_problems(results: list[dict]) -> list[str]:
     return problems
 
 
-def axe_problems(page) -> list[str]:
+#: What the per-page colour-contrast check leaves out: MathJax's glyphs (one node per
+#: character, a third of a chapter's elements) and highlighted code (a span per token). Their
+#: colours come from stylesheets every page shares (MathJax's, which inherits the text colour,
+#: and Pygments'), and :func:`test_math_and_code_colours_contrast` checks them, in full, on
+#: one chapter. Contrast is most of axe's time on a chapter page (80 s of 100 s).
+CONTRAST_SHARED = [["mjx-container"], ["div.highlight"]]
+
+
+def axe_problems(page, contrast_everywhere: bool = False) -> list[str]:
+    """axe-core's violations at :data:`AXE_FAILING` impacts: every rule on the whole page, the
+    colour contrast of text outside :data:`CONTRAST_SHARED` (everywhere if asked)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    violations = Axe().run(page).response["violations"]
+    axe = Axe()
+    violations = axe.run(page, options={"rules": {"color-contrast": {"enabled": False}},
+                                        "resultTypes": ["violations"]}).response["violations"]
+    context = None if contrast_everywhere else {"exclude": CONTRAST_SHARED}
+    violations += axe.run(page, context=context, options={
+        "runOnly": ["color-contrast"], "resultTypes": ["violations"]}).response["violations"]
     return [f"axe {v['impact']} {v['id']}: {v['help']} at "
             f"{[n['target'] for n in v['nodes']][:3]}"
             for v in violations if v["impact"] in AXE_FAILING]
@@ -478,14 +499,22 @@ def dark_problems(v: Visit, name: str) -> list[str]:
             if c["rgba"][3] > 0 and sum(c["rgba"][:3]) / 3 < 150]
 
 
+def screenshots(v: Visit, name: str, view: str) -> None:
+    """The first screen, and each control as the reader sees it, into ``tests/artifacts/``
+    (a whole chapter is 40,000 pixels tall: seconds to encode, and too long to look at)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    v.page.screenshot(path=ARTIFACTS / f"{name}-{view}.png")
+    for n, control in enumerate(v.page.locator("main .explorable").all()):
+        control.screenshot(path=ARTIFACTS / f"{name}-{view}-control-{n + 1}.png")
+
+
 @pytest.mark.parametrize("page", page_names())
 def test_page_in_browser(server, visit, page):
     v = visit(f"{server}/{page}")
     first_screen = v.js(FIRST_SCREEN)
     info = v.js(INSPECT)
     name = page.replace("/", "_").removesuffix(".html")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    v.page.screenshot(path=ARTIFACTS / f"{name}-light.png", full_page=True)
+    screenshots(v, name, "light")
 
     problems = page_problems(v, server) + content_problems(info) + axe_problems(v.page)
     if first_screen["count"] and first_screen["ms"] > 1000 * FIRST_SCREEN_SECONDS:
@@ -500,34 +529,42 @@ def test_page_in_browser(server, visit, page):
 
 
 @pytest.mark.parametrize("page", page_names())
-def test_page_on_a_phone(server, visit, page):
-    """At 390 px no equation is cut off, figure text stays legible, controls stay usable."""
-    v = visit(f"{server}/{page}", viewport=PHONE)
-    v.js(INSPECT)
+def test_page_on_a_phone_from_a_file_url(visit, page):
+    """At 390 px no equation is cut off, figure text stays legible, controls stay usable; and
+    the page works opened straight from disk (``_build/html/<page>``: no server, no network):
+    it typesets its math, shows its figures and runs its controls' script."""
+    site = built_site()
+    v = visit((site / page).as_uri(), viewport=PHONE)
+    info = v.js(INSPECT)
     for _ in range(20):  # the scroll cues follow the typeset sizes, a frame or two later
         phone = v.js(PHONE_CHECK, [MIN_TEXT_PX, HOUSE_TEXT_PX])
         if not phone:
             break
         v.page.wait_for_timeout(100)
-    name = page.replace("/", "_").removesuffix(".html")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    v.page.screenshot(path=ARTIFACTS / f"{name}-phone.png")  # the first screen (time)
-    problems = page_problems(v, server) + phone + v.js(PIECES_CHECK)
-    assert not problems, f"{page} at 390 px:\n  " + "\n  ".join(problems)
-
-
-@pytest.mark.parametrize("page", page_names())
-def test_page_from_a_file_url(visit, page):
-    """``_build/html/<page>`` opened straight from disk (no server, no network) still typesets
-    its math, shows its figures and runs its controls' script."""
-    v = visit((built_site() / page).as_uri())
-    info = v.js(INSPECT)
-    assert not v.errors, v.errors
-    assert all(img["ok"] for img in info["images"]), info["images"]
-    assert info["typeset"] == info["mathSources"], (
-        f"{info['typeset']} of {info['mathSources']} equations typeset from a file URL")
+    screenshots(v, page.replace("/", "_").removesuffix(".html"), "phone")
+    problems = page_problems(v, site.as_uri()) + phone + v.js(PIECES_CHECK)
+    problems += [f"figure did not load from a file URL: {img['src']}"
+                 for img in info["images"] if not img["ok"]]
+    if info["typeset"] != info["mathSources"]:
+        problems.append(f"{info['typeset']} of {info['mathSources']} equations typeset "
+                        "from a file URL")
     if info["explorables"]:
-        assert not [r for r in v.js(EXPLORE) if r["wrong"]]
+        problems += [f"control shows the wrong picture from a file URL: {r}"
+                     for r in v.js(EXPLORE) if r["wrong"]]
+    assert not problems, f"{page} at 390 px, from a file URL:\n  " + "\n  ".join(problems)
+
+
+def test_math_and_code_colours_contrast(server, visit):
+    """The colour contrast of typeset math and highlighted code (left out page by page, see
+    :data:`CONTRAST_SHARED`), on the shortest chapter that has both."""
+    site = built_site()
+    page = min((p for p in page_names() if 'class="highlight' in (site / p).read_text()),
+               key=lambda p: (site / p).stat().st_size)
+    v = visit(f"{server}/{page}")
+    v.js(INSPECT)
+    assert v.js("() => document.querySelectorAll('main mjx-container').length") > 0
+    assert v.js("() => document.querySelectorAll('main div.highlight').length") > 0
+    assert not axe_problems(v.page, contrast_everywhere=True)
 
 
 def chapter_with_controls() -> str:
@@ -641,3 +678,28 @@ def test_sprite_frames_do_not_bleed(browser, scale):
             inner = pixels[2:-2, 2:-2]
             assert (inner[..., others[0]] <= 3).all(), (width, scale, k)
         context.close()
+
+
+def test_sprite_arithmetic_is_the_same_in_the_browser_and_in_python(browser):
+    """``sprite.js`` (both faces' frame arithmetic) and its Python twin, ``sprite_rows`` (the
+    page's first paint), agree on every frame of sprites of several shapes."""
+    from lib.widgets.live import _asset
+    from lib.widgets.sprites import sprite_rows
+
+    page = browser.new_page()
+    try:
+        page.add_script_tag(content=_asset("sprite.js"))
+        for geometry in ({"height": 10, "pad": 1, "perSprite": 3, "count": 7},
+                         {"height": 324, "pad": 2, "perSprite": 34, "count": 80},
+                         {"height": 360, "pad": 2, "perSprite": 1, "count": 4}):
+            for k in range(geometry["count"]):
+                js = page.evaluate("([g, k]) => spriteRows(g, k)", [geometry, k])
+                row, rows = sprite_rows(geometry, k)
+                assert (js["sprite"], js["row"], js["rows"]) == \
+                    (k // geometry["perSprite"], row, rows), (geometry, k)
+        sizes = [3, 2, 4]
+        for parts in ([0, 0, 0], [2, 1, 3], [1, 0, 2]):
+            expected = (parts[0] * 2 + parts[1]) * 4 + parts[2]
+            assert page.evaluate("([s, p]) => stateNumber(s, p)", [sizes, parts]) == expected
+    finally:
+        page.close()

@@ -137,8 +137,9 @@ def test_sprite_frames_are_the_drawn_frames(control):
 def test_states_split_into_sprites_of_bounded_size(control, monkeypatch):
     """A control with many frames gets several sprites, each within the decoded-size cap."""
     from lib import widgets
+    from lib.widgets import sprites
 
-    monkeypatch.setattr(widgets, "SPRITE_MAX_PIXELS", 3 * 380 * 640)  # three frames each
+    monkeypatch.setattr(sprites, "SPRITE_MAX_PIXELS", 3 * 380 * 640)  # three frames each
     html = control.explorable_html()
     payload = payload_of(html)
     assert payload["sprite"]["perSprite"] == 3 and len(payload["sprites"]) == 2
@@ -283,3 +284,64 @@ def test_folded_output_keeps_what_was_printed_when_the_block_raises(capsys):
         print("before the error")
         _ = 1 / 0
     assert capsys.readouterr().out == "before the error\n"
+
+
+def _line_control(**kwargs):
+    def setup(fig):
+        return {"line": fig.add_subplot().plot([0, 1], [0, 0])[0]}
+
+    def update(artists, y):
+        artists["line"].set_ydata([y, y])
+
+    return Control(setup, update, [Slider("y", (0.0, 1.0), 0.0)], alt="a line at {y}",
+                   figsize=(2, 1), **kwargs)
+
+
+def test_packed_frames_are_cached_by_the_code_that_drew_them(tmp_path, monkeypatch):
+    """Same history of inputs: the frames come from disk, not drawn again; another history,
+    or ``cache=False``, draws them. Outside IPython nothing is cached."""
+    from lib.widgets import cache
+    from lib.widgets import control as control_module
+
+    monkeypatch.setenv(cache.ENV, str(tmp_path))
+    drawn = []
+    real_states = control_module._states
+
+    def counting_states(c):
+        drawn.append(c)
+        return real_states(c)
+
+    monkeypatch.setattr(control_module, "_states", counting_states)
+    assert cache.key("anything") is None  # no IPython here
+    _line_control().packed()
+    assert len(drawn) == 1 and not list(tmp_path.iterdir())
+
+    history = ["import lib", "c = Control(...)"]
+    monkeypatch.setattr(cache, "_history", lambda: list(history))
+    first = _line_control().packed()
+    assert len(drawn) == 2 and len(list(tmp_path.glob("*.pickle"))) == 1
+    again = _line_control().packed()
+    assert len(drawn) == 2 and again == first  # from disk
+    history.append("x = 1")
+    _line_control().packed()
+    assert len(drawn) == 3  # another history: drawn again
+    _line_control(cache=False).packed()
+    assert len(drawn) == 4
+    monkeypatch.setenv(cache.ENV, "off")
+    assert cache.folder() is None
+
+
+def test_a_kernel_history_holds_the_cell_being_run():
+    """The cache key's history includes the running cell (IPython stores it before running)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from lib.widgets import cache
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from lib.widgets import cache; seen = cache._history()",
+                       store_history=True)
+        assert shell.user_ns["seen"][-1].startswith("from lib.widgets import cache")
+    finally:
+        InteractiveShell.clear_instance()
+    assert cache._history() is None

@@ -2,7 +2,8 @@
 // the control's frames, packed in sprites as on the site (explorable.js), and the positions of
 // its inputs in i0, i1, ... (each ipywidgets input's `index`, linked in the browser with
 // jslink), which pick the frame shown. Moving an input needs no round trip to the kernel.
-// A box one frame high clips the sprite's <img>, moved up to the frame (lib.widgets.sprite_rows).
+// A box one frame high clips the sprite's <img>, moved up to the frame (spriteRows: lib.widgets
+// prepends sprite.js to this module).
 function render({ model, el }) {
   const geo = model.get("geometry");
   const sizes = model.get("sizes");
@@ -23,13 +24,9 @@ function render({ model, el }) {
   el.appendChild(view);
 
   function show() {
-    // The state's number in drawing order (the last parameter varies fastest).
-    const k = sizes.reduce((acc, n, p) => acc * n + model.get("i" + p), 0);
-    const slot = geo.height + 2 * geo.pad;
-    const first = k - (k % geo.perSprite);
-    const row = (k - first) * slot + geo.pad;
-    const rows = Math.min(geo.perSprite, geo.count - first) * slot;
-    const src = urls[first / geo.perSprite];
+    const k = stateNumber(sizes, sizes.map((_, p) => model.get("i" + p)));
+    const { sprite, row, rows } = spriteRows(geo, k);
+    const src = urls[sprite];
     if (img.src !== src) { img.src = src; }
     img.style.aspectRatio = geo.width + "/" + rows;
     img.style.transform = "translateY(" + (-100 * row / rows).toFixed(5) + "%)";

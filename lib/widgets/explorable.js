@@ -1,8 +1,9 @@
 // The explorable face of a lib.widgets.Control: shows precomputed frames as the reader moves
-// the HTML inputs, with no kernel and no network. lib/widgets.py inlines this file in each
-// control, right after the control's data, so that `document.currentScript` finds its control.
+// the HTML inputs, with no kernel and no network. lib.widgets inlines this file in each
+// control, after sprite.js and the control's data, so that `document.currentScript` finds its
+// control.
 // The frames are stacked in sprites. A box one frame high (.explorable-view) clips the
-// sprite's <img>, moved up to the frame (lib.widgets.sprite_rows). On a screen too narrow
+// sprite's <img>, moved up to the frame (spriteRows, in sprite.js). On a screen too narrow
 // for the whole frame at a legible size, the frame is cut into its two `pieces` (at a blank
 // band of columns, e.g. between a plot and its readout; lib.widgets.narrow_pieces), which
 // stack.
@@ -34,30 +35,18 @@
     return parts;
   }
 
-  // The state's number in drawing order (the last parameter varies fastest).
-  function frameOf(parts) {
-    return parts.reduce(function (k, i, p) { return k * sizes[p] + i; }, 0);
-  }
-
-  // The row at which frame k starts in its sprite, and the height of that sprite.
-  function rowsOf(k) {
-    var slot = geo.height + 2 * geo.pad;
-    var first = k - (k % geo.perSprite);
-    return [(k - first) * slot + geo.pad, Math.min(geo.perSprite, geo.count - first) * slot];
-  }
-
   // Place every view's <img> on frame k: each view shows its piece [x0, x1, y0, y1] of it.
   // The sprite moves up by a fraction of its own height, exact at any scale.
   function place(k) {
-    var src = sprites[Math.floor(k / geo.perSprite)];
-    var rows = rowsOf(k);
+    var at = spriteRows(geo, k);
+    var src = sprites[at.sprite];
     views.forEach(function (v) {
       var pic = v.querySelector("img");
       var piece = v.piece || [0, geo.width, 0, geo.height];
       if (pic.src !== src) { pic.src = src; }
-      pic.style.aspectRatio = geo.width + "/" + rows[1];
+      pic.style.aspectRatio = geo.width + "/" + at.rows;
       pic.style.transform = "translateY(" +
-        (-100 * (rows[0] + piece[2]) / rows[1]).toFixed(5) + "%)";
+        (-100 * (at.row + piece[2]) / at.rows).toFixed(5) + "%)";
     });
     img.dataset.frame = String(k);
   }
@@ -109,7 +98,7 @@
 
   function show() {
     var parts = indices();
-    frame = frameOf(parts);
+    frame = stateNumber(sizes, parts);
     place(frame);
     img.alt = data.alts[parts.join(",")];
     root.dataset.state = parts.join(",");
