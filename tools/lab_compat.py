@@ -34,7 +34,15 @@ What it does to each MyST notebook, and why:
    author and year, linked to the entry in ``references.bib``. The project's Sphinx extension
    ``tools/sphinx_ext/lab_citations.py`` turns these links back into the same roles before
    Sphinx reads the page, so the site's citations and bibliography do not change.
-   Plain Markdown pages (``book/intro.md``) get this change only.
+6. **Links to other chapters.** jupyterlab-myst opens one notebook at a time: a bare
+   ``{doc}`heads``` shows as the file name, and a ``{ref}`sec-x``` to a section of another
+   chapter as "Cross Reference Not Found". Each gets its text written, as Sphinx would render
+   it: ``{doc}`Many heads and the value path <heads>``` (the chapter's title) and
+   ``{ref}`The value path <sec-x>``` (the section's heading). The site renders the same words
+   and link. A heading with math or a role cannot be written as a link's text: the script
+   stops and asks for the text.
+
+Plain Markdown pages (``book/intro.md``) get changes 5 and 6 only.
 """
 
 from __future__ import annotations
@@ -98,6 +106,49 @@ def rewrite_figure_refs(source: str, numbers: dict[str, str], path: Path) -> str
     return FIG_REF.sub(replace, source)
 
 
+BARE_DOC = re.compile(r"\{doc\}`(?P<name>[\w./-]+)`")
+BARE_REF = re.compile(r"\{ref\}`(?P<label>[\w-]+)`")
+LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*\n+#+\s+(?P<heading>.+?)\s*$", re.M)
+TITLE = re.compile(r"^# (?P<title>.+?)\s*$", re.M)
+
+
+def plain_text(text: str, what: str, path: Path) -> str:
+    """``text`` if it can stand as a link's text (no math, no role, no backtick)."""
+    if re.search(r"[$`{}]", text):
+        raise SystemExit(f"{path}: {what} has math or a role in its title ({text!r}); write "
+                         "the link's text yourself, as {doc}`text <name>` or {ref}`text <label>`")
+    return text
+
+
+def rewrite_cross_links(source: str, path: Path, book: Path = ROOT / "book") -> str:
+    """Bare ``{doc}`` links, and bare ``{ref}`` links to another chapter's sections, with
+    their text written (change 6 of the module docstring)."""
+    def doc(match: re.Match) -> str:
+        target = (path.parent / f"{match['name']}.md").resolve()
+        if not target.exists():
+            raise SystemExit(f"{path}: {{doc}}`{match['name']}`: no file {target.name}")
+        found = TITLE.search(target.read_text(encoding="utf-8"))
+        if not found:
+            raise SystemExit(f"{path}: {target.name} has no '# ' title for {match[0]}")
+        title = plain_text(found["title"], f"{{doc}}`{match['name']}`", path)
+        return f"{{doc}}`{title} <{match['name']}>`"
+
+    own = {m["label"] for m in LABEL.finditer(path.read_text(encoding="utf-8"))}
+    others = {}
+    for other in sorted(book.glob("*.md")):
+        if other.resolve() != path.resolve():
+            for m in LABEL.finditer(other.read_text(encoding="utf-8")):
+                others.setdefault(m["label"], m["heading"])
+
+    def ref(match: re.Match) -> str:
+        label = match["label"]
+        if label in own or label not in others:
+            return match[0]
+        return f"{{ref}}`{plain_text(others[label], f'{{ref}}`{label}`', path)} <{label}>`"
+
+    return BARE_REF.sub(ref, BARE_DOC.sub(doc, source))
+
+
 CITE = re.compile(r"\{cite(?::(?P<kind>[a-z]+))?\}`(?P<keys>[^`]*)`")
 
 
@@ -148,8 +199,8 @@ def lab_compatible(path: Path) -> str:
         if cell.cell_type == "code" and FOLDED & set(cell.metadata.get("tags", [])):
             cell.metadata["jupyter"] = dict(HIDDEN)
         elif cell.cell_type == "markdown":
-            cell.source = rewrite_citations(
-                rewrite_figure_refs(cell.source, numbers, path), path)
+            cell.source = rewrite_cross_links(rewrite_citations(
+                rewrite_figure_refs(cell.source, numbers, path), path), path)
     return jupytext.writes(nb, fmt=FORMAT, config=load_jupytext_config(str(path)))
 
 
@@ -164,8 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         text = path.read_text(encoding="utf-8")
         if text.startswith("---\njupytext:"):
             new = lab_compatible(path)
-        else:  # a plain Markdown page (intro): only its citations
-            new = rewrite_citations(text, path)
+        else:  # a plain Markdown page (intro): only its citations and links
+            new = rewrite_cross_links(rewrite_citations(text, path), path)
         if new != text:
             stale.append(path)
             if not args.check:

@@ -39,6 +39,8 @@ NEVER = ["div.cell", "div.math", "script", "style", "a.headerlink", "div.bibliog
          "span.math.nohighlight.display"]
 #: Elements that are prose, but off the core path.
 OFF_CORE = ["div.going-deeper", "div.exercise", "div.solution", "details.going-deeper"]
+#: Embedded pictures (figures and controls' sprites, as data URLs).
+EMBEDDED = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+")
 #: Section headings whose whole section is off the core path.
 OFF_CORE_HEADING = re.compile(r"^\s*(?:[\d.]+\s+)?(going deeper|exercises)\b", re.IGNORECASE)
 
@@ -63,7 +65,8 @@ def words(node: Tag) -> int:
 
 def article(html: str) -> Tag:
     """The page's article (its content, without navigation, header or footer)."""
-    soup = BeautifulSoup(html, "html.parser")
+    # embedded pictures hold no words, and are most of a page with controls: parse without them
+    soup = BeautifulSoup(EMBEDDED.sub("data:", html), "html.parser")
     found = soup.select_one("article.bd-article") or soup.select_one("main") or soup.body
     if found is None:
         raise ValueError("no article, main or body element in the page")
