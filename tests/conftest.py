@@ -48,11 +48,12 @@ def pytest_collection_finish(session):
     now, so that they overlap the rest of the suite."""
     if session.config.option.collectonly:
         return
-    ids = [item.nodeid for item in session.items]
-    if any(i.startswith("tests/test_portability.py::test_chapters") for i in ids):
+    emulated = sorted({item.callspec.params["chapter"] for item in session.items
+                       if item.nodeid.startswith("tests/test_portability.py::test_chapters")})
+    if emulated:
         from tests import test_portability
 
-        test_portability.start()
+        test_portability.start(emulated)
     walks = [item.callspec.params["chapter"] for item in session.items
              if item.nodeid.startswith("tests/test_jupyterlab.py::test_chapter_in_jupyterlab")]
     if walks:

@@ -7,9 +7,10 @@ forces an OpenBLAS kernel; the chapters' kernels inherit both. Each test below r
 chapter under nbval in such an emulated machine, against the same committed references as the
 main run, so a figure that depends on the processor fails here.
 
-The configurations run side by side in child processes, started as soon as pytest has
+The configurations run side by side in child processes, one per configuration for all the
+chapters selected (``make check CHAPTER=masks``: that one), started as soon as pytest has
 collected these tests (``pytest_collection_finish`` in ``tests/conftest.py``), so they overlap
-the rest of the suite.
+the rest of the suite. Each chapter's result is read from its configuration's JUnit report.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import platform
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -54,50 +56,68 @@ def configurations() -> dict[str, dict[str, str]]:
 
 
 CONFIGS = configurations()
-_runs: dict[str, tuple[subprocess.Popen, Path]] = {}
+CHAPTERS = {p.stem: p for p in chapter_paths()}
+_runs: dict[str, tuple[subprocess.Popen, Path, Path]] = {}
 
 
-def start() -> None:
-    """Start every configuration's run once, so that they run side by side."""
+def start(chapters=None) -> None:
+    """Start every configuration's run of ``chapters`` (names; default: all) once, so that
+    they run side by side."""
     if _runs:
         return
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    chapters = [str(p.relative_to(ROOT)) for p in chapter_paths()]
+    paths = [str(CHAPTERS[c].relative_to(ROOT)) for c in (chapters or CHAPTERS)]
     for config, env_vars in CONFIGS.items():
         log = ARTIFACTS / f"portability-{config}.log"
+        report = ARTIFACTS / f"portability-{config}.xml"
+        report.unlink(missing_ok=True)
         env = {**os.environ, **env_vars}
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest", *chapters, "-q", "-p", "no:cacheprovider"],
+                [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
+                 f"--junitxml={report}"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             )
-        _runs[config] = proc, log
+        _runs[config] = proc, log, report
 
 
 def stop() -> None:
-    for proc, _ in _runs.values():
+    for proc, _, _ in _runs.values():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
 
 
+def chapter_failures(report: Path, chapter: str) -> tuple[int, list[str]]:
+    """How many of ``chapter``'s cells the report holds, and the failures among them."""
+    cases = [case for case in ET.parse(report).iter("testcase")  # classname "book.masks.md"
+             if case.get("classname") == f"book.{chapter}.md"]
+    failed = []
+    for case in cases:
+        for bad in list(case.iter("failure")) + list(case.iter("error")):
+            failed.append(f"{case.get('name')}: {(bad.get('message') or '')[:300]}\n"
+                          f"{(bad.text or '')[-1500:]}")
+    return len(cases), failed
+
+
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
 @pytest.mark.parametrize("config", list(CONFIGS))
-def test_chapters_print_the_same_figures_on_an_emulated_cpu(config):
+def test_chapters_print_the_same_figures_on_an_emulated_cpu(config, chapter):
     start()
-    proc, log = _runs[config]
+    proc, log, report = _runs[config]
     deadline = time.monotonic() + TIMEOUT
     while proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.5)
     if proc.poll() is None:
         proc.kill()
         pytest.fail(f"{config}: the chapters did not finish within {TIMEOUT} s (log: {log})")
-    output = log.read_text()
-    summary = "\n".join(output.splitlines()[-40:])
-    assert proc.returncode == 0, (
-        f"with {CONFIGS[config]} the chapters' outputs differ from tests/reference/ "
-        f"(full log: {log.relative_to(ROOT)}):\n{summary}"
-    )
-    assert " passed" in output and " failed" not in output
+    assert report.exists(), (f"{config}: no report; the run broke (log: "
+                             f"{log.relative_to(ROOT)}):\n{log.read_text()[-3000:]}")
+    cells, failed = chapter_failures(report, chapter)
+    assert cells, f"{config}: {chapter} did not run (log: {log.relative_to(ROOT)})"
+    assert not failed, (
+        f"with {CONFIGS[config]}, {chapter}'s outputs differ from tests/reference/ "
+        f"(full log: {log.relative_to(ROOT)}):\n" + "\n".join(failed[:5]))
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
