@@ -36,10 +36,12 @@ check: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks tools
 	$(PY) -m pytest -k "$(CHAPTER)"
 
-# A new chapter from the template: make chapter NAME=softmax-temperature PART=Attention
+# A new chapter from the template, listed in _toc.yml and book/intro.md, with its reference
+# outputs: make chapter NAME=softmax-temperature PART=Attention
 chapter: $(STAMP)
 	@test -n "$(NAME)" -a -n "$(PART)" || { echo "usage: make chapter NAME=<name> PART=<part>"; exit 2; }
 	$(PY) tools/new_chapter.py "$(NAME)" "$(PART)" $(if $(TITLE),--title "$(TITLE)")
+	$(MAKE) --no-print-directory references CHAPTER=$(NAME)
 
 # Re-execute the chapters under nbval and rewrite tests/reference/ (CHAPTER=<name>: that one
 # only). Cells exempt from comparison keep their stored outputs. Review the diff.

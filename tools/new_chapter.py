@@ -8,9 +8,9 @@ It writes ``book/<name>.md`` in the shape of the README's "The chapter template"
 a figure and a control on the first screen, a prediction, a derivation in the open with its
 folded check, a quoted figure printed by its cell, a citation, summary, levelled exercises with
 a solution, Next), appends the chapter to the part ``PART`` of ``_toc.yml`` and a row to the
-table of chapters in ``book/intro.md``. Then run ``make references CHAPTER=<name>`` and
-``make check CHAPTER=<name>``: the new chapter passes them as written, so every later failure
-is about what you changed.
+table of chapters in ``book/intro.md``. ``make chapter`` then writes its reference outputs
+(``make references CHAPTER=<name>``); the new chapter passes ``make check CHAPTER=<name>`` as
+written, so every later failure is about what you changed.
 """
 
 from __future__ import annotations
@@ -227,15 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     toc_path.write_text(text.replace(line, line + f"      - file: book/{args.name}\n", 1))
     # The front door's table of chapters: one row at its end.
     intro = ROOT / "book" / "intro.md"
-    rows = re.findall(r"^\| \{doc\}`[\w-]+` \|.*\|\n", intro.read_text(), re.MULTILINE)
+    rows = re.findall(r"^\| \{doc\}`[^`]+` \|.*\|\n", intro.read_text(), re.MULTILINE)
     if not rows:
         raise SystemExit("book/intro.md has no table of chapters to add a row to")
     row = (f"| {{doc}}`{args.name}` | What does the temperature of a softmax do? | 2 min | "
            "Expectation and Variance |\n")
     intro.write_text(intro.read_text().replace(rows[-1], rows[-1] + row, 1))
     print(f"wrote {path.relative_to(ROOT)}, added it to _toc.yml ({args.part}) and to the "
-          f"table in book/intro.md.\nNext: make references CHAPTER={args.name} && "
-          f"make check CHAPTER={args.name}")
+          f"table in book/intro.md (edit its row).\nNext: write it; make check "
+          f"CHAPTER={args.name}; make references CHAPTER={args.name} when its outputs change")
     return 0
 
 
