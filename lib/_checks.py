@@ -65,6 +65,18 @@ def _number(x, name: str, accept, what: str) -> float:
     return value
 
 
+def finite_float(x, name: str) -> float:
+    """Return ``x`` as a float if it is a finite real number (of any sign), else raise
+    ``ValueError`` saying which it is not."""
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {x!r}") from None
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return value
+
+
 def positive_float(x, name: str) -> float:
     """Return ``x`` as a float if it is finite and > 0, else raise ``ValueError``."""
     return _number(x, name, lambda v: v > 0, "a positive number")

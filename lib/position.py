@@ -20,7 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_matrix, as_vector, non_negative_float, positive_float, positive_int
+from ._checks import (
+    as_matrix,
+    as_vector,
+    finite_float,
+    non_negative_float,
+    positive_float,
+    positive_int,
+)
 
 __all__ = [
     "alibi_bias",
@@ -101,12 +108,7 @@ def shift_rotation(k, d, base: float = 10000.0) -> np.ndarray:
     >>> np.round(shift_rotation(np.pi / 2, 2, base=1.0), 12).tolist()
     [[0.0, 1.0], [-1.0, 0.0]]
     """
-    try:
-        k = float(k)
-    except (TypeError, ValueError):
-        raise ValueError(f"k must be a real number, got {k!r}") from None
-    if not np.isfinite(k):
-        raise ValueError(f"k must be finite, got {k!r}")
+    k = finite_float(k, "k")
     d = _even_dim(d)
     phi = k * position_frequencies(d, base)
     R = np.zeros((d, d))
@@ -165,12 +167,7 @@ def rope_matrix(m, d, base: float = 10000.0) -> np.ndarray:
     >>> np.round(rope_matrix(-np.pi / 2, 2, base=1.0), 12).tolist()
     [[0.0, 1.0], [-1.0, 0.0]]
     """
-    try:
-        m = float(m)
-    except (TypeError, ValueError):
-        raise ValueError(f"m must be a real number, got {m!r}") from None
-    if not np.isfinite(m):
-        raise ValueError(f"m must be finite, got {m!r}")
+    m = finite_float(m, "m")
     return shift_rotation(m, d, base).T
 
 
