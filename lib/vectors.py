@@ -237,8 +237,10 @@ def packing_lower_bound(d: int, eps: float) -> float:
     .. math:: N(d, \\varepsilon) \\ge \\left\\lceil \\tfrac12 \\lfloor 1/p \\rfloor \\right\\rceil,
               \\qquad p = P(|\\cos\\theta| > \\varepsilon)
 
-    (draw ``⌊1/p⌋`` random directions and delete one vector of every bad pair). Returned as
-    a float because it grows like ``e^{d ε² / 2} / 4``.
+    (draw ``⌊1/p⌋`` random directions and delete one vector of every bad pair), with the
+    exact ``p`` of :func:`cosine_tail`, not its bound ``p ≤ 2 e^{-d ε²/2}``: the result is at
+    least the closed form ``⌈⌊e^{d ε²/2} / 2⌋ / 2⌉ ≈ e^{d ε²/2} / 4``, and often far more.
+    Returned as a float because it grows exponentially in ``d``.
 
     Derived in {ref}`sec-dot-packing`.
 
