@@ -279,10 +279,9 @@ def greedy_packing(d: int, eps: float, n_candidates: int, rng: np.random.Generat
         c /= np.linalg.norm(c, axis=1, keepdims=True)
         if kept.shape[0]:
             c = c[np.all(np.abs(c @ kept.T) <= eps, axis=1)]
-        new = []
+        new, m = np.empty_like(c), 0
         for v in c:  # survivors of this chunk must also be compatible with each other
-            if all(abs(float(v @ w)) <= eps for w in new):
-                new.append(v)
-        if new:
-            kept = np.vstack([kept, np.array(new)])
+            if np.all(np.abs(new[:m] @ v) <= eps):
+                new[m], m = v, m + 1
+        kept = np.vstack([kept, new[:m]])
     return kept

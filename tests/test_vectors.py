@@ -167,6 +167,20 @@ def test_greedy_packing_is_valid():
     assert greedy_packing(2, 0.1, 500, np.random.default_rng(0)).shape[0] == 2
 
 
+def test_greedy_packing_keeps_what_a_one_by_one_greedy_keeps():
+    # Reference: try the same candidates one at a time against every vector kept so far.
+    for d, eps, n, chunk in ((8, 0.3, 2_000, 512), (24, 0.3, 3_000, 1024), (16, 0.2, 1_500, 100)):
+        c = np.random.default_rng(d).standard_normal((n, d))
+        c /= np.linalg.norm(c, axis=1, keepdims=True)
+        reference = []
+        for v in c:
+            if all(abs(float(v @ w)) <= eps for w in reference):
+                reference.append(v)
+        for size in (n, chunk):  # one chunk, or several: the same candidates, the same choice
+            kept = greedy_packing(d, eps, n, np.random.default_rng(d), chunk=size)
+            assert_allclose(kept, np.array(reference))
+
+
 # --- bad input: a clear ValueError, never a silent NaN ---------------------------------------
 
 
