@@ -145,6 +145,17 @@ def test_packing_lower_bound_is_exponential_and_consistent():
     assert all(x == int(x) for x in b)
 
 
+def test_packing_lower_bound_uses_the_exact_tail_not_its_closed_form_bound():
+    # The chapter quotes both: ⌈⌊1/p⌋/2⌉ with the exact p, and the weaker closed form
+    # ⌈⌊e^{d ε²/2}/2⌋/2⌉ that follows from p ≤ 2 e^{-d ε²/2}.
+    for d in (50, 100, 512, 1000, 4096):
+        for eps in (0.1, 0.2, 0.3):
+            closed = math.ceil(math.floor(math.exp(d * eps**2 / 2) / 2) / 2)
+            assert packing_lower_bound(d, eps) >= closed
+    assert packing_lower_bound(512, 0.1) == 21  # the chapter's figure; the closed form gives 3
+    assert math.ceil(math.floor(math.exp(512 * 0.01 / 2) / 2) / 2) == 3
+
+
 def test_greedy_packing_is_valid():
     rng = np.random.default_rng(5)
     kept = greedy_packing(16, 0.3, 3_000, rng, chunk=256)
@@ -154,6 +165,20 @@ def test_greedy_packing_is_valid():
     gram = np.abs(kept @ kept.T) - np.eye(m)
     assert gram.max() <= 0.3 + 1e-12
     assert greedy_packing(2, 0.1, 500, np.random.default_rng(0)).shape[0] == 2
+
+
+def test_greedy_packing_keeps_what_a_one_by_one_greedy_keeps():
+    # Reference: try the same candidates one at a time against every vector kept so far.
+    for d, eps, n, chunk in ((8, 0.3, 2_000, 512), (24, 0.3, 3_000, 1024), (16, 0.2, 1_500, 100)):
+        c = np.random.default_rng(d).standard_normal((n, d))
+        c /= np.linalg.norm(c, axis=1, keepdims=True)
+        reference = []
+        for v in c:
+            if all(abs(float(v @ w)) <= eps for w in reference):
+                reference.append(v)
+        for size in (n, chunk):  # one chunk, or several: the same candidates, the same choice
+            kept = greedy_packing(d, eps, n, np.random.default_rng(d), chunk=size)
+            assert_allclose(kept, np.array(reference))
 
 
 # --- bad input: a clear ValueError, never a silent NaN ---------------------------------------
