@@ -81,10 +81,11 @@ def _softmax_lines() -> str:
 #
 # Python's ``random`` is MT19937, the generator NumPy's ``MT19937`` bit generator implements, so
 # after ``random.seed(0)`` the state (624 key words and a position) can be handed to NumPy and
-# the same 32-bit words drawn in bulk with ``random_raw``. On those words:
+# the same stream drawn in bulk. On it:
 #
-# * ``random()`` is ``((a >> 5) * 2**26 + (b >> 6)) / 2**53`` from two consecutive words ``a, b``:
-#   a 53-bit integer ``k`` over ``2**53``, built here with integer shifts, exactly;
+# * ``random()`` is ``((a >> 5) * 2**26 + (b >> 6)) / 2**53`` from two consecutive words ``a, b``,
+#   and NumPy's ``Generator.random`` on an ``MT19937`` computes the same double from the same two
+#   words (``mt19937_next_double``), so it returns Python's ``random()`` values, bitwise;
 # * ``gauss()`` (CPython 3.11) is Box–Muller with a cached second value: from ``u1, u2`` it
 #   returns ``cos(x) * g`` and caches ``sin(x) * g``, with ``x = u1 * 2π`` and
 #   ``g = sqrt(-2 log(1 - u2))``. The note's product ``gauss() * gauss()`` is one such pair, so it
@@ -112,10 +113,7 @@ _CHUNK_PAIRS = 1 << 14
 #: Relative distance to a rounding boundary below which a figure is recomputed exactly.
 _MARGIN = 1e-9
 
-_X2PI = 2.0 * math.pi * 2.0**-53  # k1 -> x2pi = (k1 / 2**53) * 2π, bitwise (a power of two)
-_HIGH27 = np.uint64(0xFFFFFFE0)
-_SHIFT21 = np.uint64(21)
-_SHIFT6 = np.uint64(6)
+_TWOPI = 2.0 * math.pi  # random.TWOPI
 
 
 def _numpy_mt19937(seed):
@@ -141,29 +139,20 @@ class _Products:
     """
 
     def __init__(self, bitgen, m):
-        self.bitgen = bitgen
-        self.k = np.empty((m, 2), dtype=np.uint64)  # the 53-bit integers k1, k2 of u1, u2
-        self.tmp = np.empty((m, 2), dtype=np.uint64)
-        self.f = np.empty((m, 2))
+        self.gen = np.random.Generator(bitgen)
+        self.u = np.empty((m, 2))  # per pair: u1, u2
         self.den = np.empty(m)
         self.lg = np.empty(m)
         self.out = np.empty(m)
 
     def next(self, m):
-        k, tmp, f = self.k[:m], self.tmp[:m], self.f[:m]
-        den, lg, t = self.den[:m], self.lg[:m], self.out[:m]
-        w = self.bitgen.random_raw(4 * m).reshape(m, 2, 2)  # per pair: (a, b) of u1, of u2
-        np.bitwise_and(w[:, :, 0], _HIGH27, out=k)
-        np.left_shift(k, _SHIFT21, out=k)  # (a >> 5) << 26
-        np.right_shift(w[:, :, 1], _SHIFT6, out=tmp)  # b >> 6
-        np.bitwise_or(k, tmp, out=k)
-        f[...] = k  # exact: k < 2**53
-        np.multiply(f[:, 0], _X2PI, out=t)  # x2pi, bitwise
+        u, den, lg, t = self.u[:m], self.den[:m], self.lg[:m], self.out[:m]
+        self.gen.random(out=u)  # random() of the stream, bitwise: see the comments above
+        np.multiply(u[:, 0], _TWOPI, out=t)  # x2pi, bitwise
         np.tan(t, out=t)
         np.multiply(t, t, out=den)
         den += 1.0
-        np.multiply(f[:, 1], -(2.0**-53), out=lg)
-        lg += 1.0  # 1 - u2, exact
+        np.subtract(1.0, u[:, 1], out=lg)  # 1 - u2, exact
         np.log(lg, out=lg)
         t *= lg
         t /= den

@@ -38,6 +38,7 @@ __all__ = [
     "make_retrieval_problems",
     "retrieval_loss_and_grad",
     "target_in_hull",
+    "train_queries",
     "train_query",
 ]
 
@@ -117,33 +118,123 @@ def _loss_and_grad(q, K, V, target, s):
     return loss, grad, p
 
 
+#: Problems trained side by side in one chunk of :func:`train_queries`: about 0.5 MB of keys,
+#: which stay in a core's cache over all the steps (larger chunks run slower per problem).
+_CHUNK = 1024
+
+
 def train_query(q, K, V, target, scale: bool = True, lr: float = 1.0, steps: int = 300):
     """Plain gradient descent on the queries, ``q ← q − lr ∇_q L``, for ``steps`` steps.
 
     Returns a dict with ``loss`` and ``grad_norm`` of shape ``(steps, B)`` (recorded before each
     update), and, after the last update, ``q`` ``(B, d_k)``, ``final_loss`` ``(B,)`` and
-    ``weights`` ``(B, m)``. The inputs are not modified.
+    ``weights`` ``(B, m)``. The inputs are not modified. The steps are computed in the span of
+    each problem's keys (:func:`train_queries`, which runs several such trainings at once).
 
     >>> q, K, V, t = make_retrieval_problems(4, 3, 8, 2, np.random.default_rng(0))
     >>> h = train_query(q, K, V, t, steps=50)
     >>> bool(h["final_loss"].mean() < h["loss"][0].mean())
     True
     """
-    q, K, V, target = _checked_problems(q, K, V, target)
-    lr = positive_float(lr, "lr")
+    return train_queries([(q, K, V, target, scale, lr)], steps)[0]
+
+
+def train_queries(runs, steps: int = 300):
+    """Several runs of :func:`train_query` as one array program.
+
+    ``runs`` is a sequence of ``(q, K, V, target, scale, lr)``; the runs may differ in ``d_k``,
+    the number of problems, the scaling and the learning rate, but share ``m`` and ``d_v``.
+    Returns one dict per run, in order, as :func:`train_query` describes.
+
+    The gradient ``∇_q L = Kᵀ (∂L/∂z) / s`` lies in the span of the ``m`` keys, so every step
+    moves ``q`` inside ``q₀ + span(k_1, …, k_m)``, a space of at most ``r = min(m, d_k)``
+    dimensions. With the reduced QR factorization ``Kᵀ = Q R`` (``Q`` of shape ``d_k × r`` with
+    orthonormal columns), the coordinates ``y = Qᵀ q`` give the same scores, ``z = K q / s =
+    Rᵀ y / s``, and the same steps, ``y ← y − lr R (∂L/∂z) / s``, with ``‖∇_q L‖ = ‖R ∂L/∂z‖ / s``;
+    at the end ``q = q₀ + Q (y − y₀)``. Each step then costs ``O(m r)`` per problem instead of
+    ``O(m d_k)``, and runs of different ``d_k`` share one batch (``y`` padded with zeros to the
+    largest ``r``). The result equals step-by-step descent on ``q`` up to rounding.
+
+    >>> rng = np.random.default_rng(0)
+    >>> a = make_retrieval_problems(3, 4, 2, 2, rng)
+    >>> b = make_retrieval_problems(5, 4, 16, 2, rng)
+    >>> ra, rb = train_queries([(*a, True, 1.0), (*b, False, 0.1)], steps=20)
+    >>> ra["q"].shape, rb["loss"].shape
+    ((3, 2), (20, 5))
+    """
     steps = positive_int(steps, "steps")
-    s = _divisor(K, scale)
-    q = q.copy()
-    losses = np.empty((steps, q.shape[0]))
-    norms = np.empty((steps, q.shape[0]))
-    for step in range(steps):
-        loss, grad, _ = _loss_and_grad(q, K, V, target, s)
-        losses[step] = loss
-        norms[step] = np.linalg.norm(grad, axis=1)
-        q -= lr * grad
-    final_loss, _, weights = _loss_and_grad(q, K, V, target, s)
-    return {"loss": losses, "grad_norm": norms, "q": q, "final_loss": final_loss,
-            "weights": weights}
+    runs = [_reduced_run(*run) for run in runs]
+    if not runs:
+        raise ValueError("runs is empty: give at least one (q, K, V, target, scale, lr)")
+    if len({run["V"].shape[1:] for run in runs}) != 1:
+        raise ValueError("every run needs the same m and d_v, got V of shapes "
+                         f"{[run['V'].shape for run in runs]}")
+    r = max(run["R_T"].shape[2] for run in runs)
+
+    def batch_last(key, pad=False):  # the runs' arrays side by side, the batch axis last
+        a = np.concatenate([_pad_last(run[key], r) if pad else run[key] for run in runs])
+        return np.ascontiguousarray(np.moveaxis(a, 0, -1))
+
+    R_T = batch_last("R_T", pad=True)  # the keys in the coordinates y (m, r, N)
+    y = batch_last("y0", pad=True)  # (r, N)
+    V = batch_last("V")  # (m, d_v, N)
+    target = np.concatenate([run["target"] for run in runs])
+    v_t = np.ascontiguousarray(V[target, :, np.arange(V.shape[2])].T)  # target values (d_v, N)
+    s = np.concatenate([np.full(len(run["y0"]), run["s"]) for run in runs])
+    R_T = R_T / s  # Rᵀ / s: the scores are (Rᵀ / s) y and the gradient (R / s) ∂L/∂z
+    lr = np.concatenate([np.full(len(run["y0"]), run["lr"]) for run in runs])
+    N = y.shape[1]
+    losses, norms = np.empty((steps, N)), np.empty((steps, N))
+    final_loss, weights = np.empty(N), np.empty((R_T.shape[0], N))
+    for start in range(0, N, _CHUNK):  # the problems do not interact: chunks that fit a cache
+        b = slice(start, start + _CHUNK)
+        y_b, R_b, V_b, v_b = (np.ascontiguousarray(a[..., b]) for a in (y, R_T, V, v_t))
+        lr_b = lr[b]
+        for step in range(steps):
+            losses[step, b], grad, _ = _reduced_step(y_b, R_b, V_b, v_b)
+            norms[step, b] = np.sqrt(np.sum(grad**2, axis=0))  # ‖R ∂L/∂z‖ / s = ‖∇_q L‖
+            y_b -= lr_b * grad
+        final_loss[b], _, weights[:, b] = _reduced_step(y_b, R_b, V_b, v_b)
+        y[:, b] = y_b
+    y, weights = y.T, weights.T
+    out, start = [], 0
+    for run in runs:
+        rows = slice(start, start + len(run["y0"]))
+        start = rows.stop
+        moved = y[rows, :run["y0"].shape[1]] - run["y0"]
+        out.append({"loss": losses[:, rows], "grad_norm": norms[:, rows],
+                    "q": run["q"] + np.einsum("bdr,br->bd", run["Q"], moved),
+                    "final_loss": final_loss[rows], "weights": weights[rows]})
+    return out
+
+
+def _reduced_step(y, R_T, V, v_t):
+    """:func:`_loss_and_grad` in the coordinates ``y``, with the keys ``R_T`` already divided
+    by ``s`` and the batch axis last (``y`` ``(r, N)``, ``R_T`` ``(m, r, N)``, ``V``
+    ``(m, d_v, N)``, the target values ``v_t`` ``(d_v, N)``): ``(loss, gradient in y,
+    weights)``, of shapes ``(N,)``, ``(r, N)`` and ``(m, N)``."""
+    z = np.einsum("mrb,rb->mb", R_T, y)  # scores Rᵀ y / s = K q / s
+    e = np.exp(z - z.max(axis=0))
+    p = e / e.sum(axis=0)  # the softmax over the m keys
+    residual = np.einsum("mb,mvb->vb", p, V) - v_t  # o − v_t
+    loss = 0.5 * np.sum(residual**2, axis=0)
+    dL_dp = np.einsum("mvb,vb->mb", V, residual)  # (o − v_t) · v_j
+    dL_dz = p * (dL_dp - np.sum(p * dL_dp, axis=0))  # J dL/dp
+    grad = np.einsum("mrb,mb->rb", R_T, dL_dz)  # R dL/dz / s
+    return loss, grad, p
+
+
+def _reduced_run(q, K, V, target, scale=True, lr=1.0):
+    """One run of :func:`train_queries`, checked and in the coordinates ``y = Qᵀ q``."""
+    q, K, V, target = _checked_problems(q, K, V, target)
+    Q, R = np.linalg.qr(K.transpose(0, 2, 1))  # Kᵀ = Q R: (B, d_k, r) and (B, r, m)
+    return {"q": q, "Q": Q, "R_T": R.transpose(0, 2, 1), "y0": np.einsum("bdr,bd->br", Q, q),
+            "V": V, "target": target, "s": _divisor(K, scale), "lr": positive_float(lr, "lr")}
+
+
+def _pad_last(a, r):
+    """``a`` with zeros appended to its last axis, up to length ``r``."""
+    return np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, r - a.shape[-1])])
 
 
 def target_in_hull(K, target):

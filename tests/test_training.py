@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from lib import training
 from lib.attention import numerical_jacobian, softmax
 from lib.training import (
     make_retrieval_problems,
     retrieval_loss_and_grad,
     target_in_hull,
+    train_queries,
     train_query,
 )
 from tests.conftest import chapter_cell
@@ -109,6 +111,57 @@ def test_train_records_history_and_leaves_inputs_alone():
     np.testing.assert_allclose(h["loss"][0], loss0)
     np.testing.assert_allclose(h["grad_norm"][0], np.linalg.norm(grad0, axis=1))
     assert h["final_loss"].mean() < h["loss"][0].mean()
+
+
+def plain_descent(q, K, V, t, scale, lr, steps):
+    """Gradient descent on q itself, step by step with retrieval_loss_and_grad: the reference
+    for train_query, which computes the same steps in the span of the keys."""
+    q, losses, norms = q.copy(), [], []
+    for _ in range(steps):
+        loss, grad, _ = retrieval_loss_and_grad(q, K, V, t, scale=scale)
+        losses.append(loss)
+        norms.append(np.linalg.norm(grad, axis=1))
+        q -= lr * grad
+    final_loss, _, weights = retrieval_loss_and_grad(q, K, V, t, scale=scale)
+    return {"loss": np.array(losses), "grad_norm": np.array(norms), "q": q,
+            "final_loss": final_loss, "weights": weights}
+
+
+@pytest.mark.parametrize("d_k", [3, 8, 40])  # fewer dimensions than keys, as many, more
+@pytest.mark.parametrize("scale", [True, False])
+def test_training_in_the_span_of_the_keys_is_plain_descent(d_k, scale):
+    q, K, V, t = problems(B=6, m=8, d_k=d_k, d_v=5, seed=d_k)
+    lr = 0.5 if scale else 0.5 / d_k
+    mine, ref = train_query(q, K, V, t, scale=scale, lr=lr, steps=60), plain_descent(
+        q, K, V, t, scale, lr, 60)
+    assert mine.keys() == ref.keys()
+    for key in ref:
+        np.testing.assert_allclose(mine[key], ref[key], rtol=1e-9, atol=1e-12, err_msg=key)
+
+
+def test_train_queries_equals_separate_runs_bitwise(monkeypatch):
+    rng = np.random.default_rng(5)
+    settings = [(3, True, 1.0), (16, False, 0.1), (16, True, 10.0), (40, False, 0.01)]
+    runs = [(*make_retrieval_problems(5 + d_k % 7, 8, d_k, 4, rng), scale, lr)
+            for d_k, scale, lr in settings]
+    together = train_queries(runs, steps=30)
+    monkeypatch.setattr(training, "_CHUNK", 4)  # chunks of 4 problems: the same numbers
+    chunked = train_queries(runs, steps=30)
+    for run, a, b in zip(runs, together, chunked, strict=True):
+        alone = train_query(*run[:4], scale=run[4], lr=run[5], steps=30)
+        for key in alone:
+            np.testing.assert_array_equal(a[key], alone[key], err_msg=key)
+            np.testing.assert_array_equal(b[key], alone[key], err_msg=key)
+
+
+def test_train_queries_rejects_bad_runs():
+    a = problems(B=2, m=5, d_k=3, d_v=4)
+    with pytest.raises(ValueError, match="empty"):
+        train_queries([], steps=3)
+    with pytest.raises(ValueError, match="same m and d_v"):
+        train_queries([(*a, True, 1.0), (*problems(B=2, m=4, d_k=3, d_v=4), True, 1.0)])
+    with pytest.raises(ValueError, match="lr"):
+        train_queries([(*a, True, -1.0)])
 
 
 def test_scaling_lets_the_query_learn_where_raw_scores_stall():
