@@ -193,7 +193,8 @@ def test_front_door_lists_every_chapter_with_its_question_and_reading_time():
     time its opening box states."""
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     rows = {m["name"]: m for m in re.finditer(
-        r"^\| \{doc\}`(?:[^`<]*<)?(?P<name>[\w-]+)>?` \| (?P<question>[^|]+\?) \| (?P<min>\d+) min \|",
+        r"^\| \{doc\}`(?:[^`<]*<)?(?P<name>[\w-]+)>?` \| (?P<question>[^|]+\?) \| "
+        r"(?P<min>\d+) min \|",
         intro, re.MULTILINE)}
     for path in CHAPTERS:
         assert path.stem in rows, (
