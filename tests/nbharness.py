@@ -26,7 +26,6 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import yaml
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 from nbval.plugin import (
     IPyNbCell,
@@ -37,29 +36,14 @@ from nbval.plugin import (
     get_sanitize_patterns,
 )
 
+from tools.execute import toc_files
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_DIR = ROOT / "tests" / "reference"
 SANITIZE_FILE = ROOT / "tests" / "sanitize.cfg"
 #: Output data that are not compared by nbval and are left out of the references.
 DROPPED_MIME = ("image/png", "image/jpeg", "image/svg+xml",
                 "application/vnd.jupyter.widget-view+json")
-
-
-def toc_files() -> list[Path]:
-    """Every document listed in ``_toc.yml``, as a path to its ``.md`` source."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return [ROOT / f"{f}.md" for f in files]
 
 
 @functools.cache
