@@ -238,6 +238,8 @@ JS_STATE = """() => {
   return {
     markdown: md.length,
     rendered: md.filter(c => (c.querySelector('.myst') || {}).innerText).length,
+    unrendered: md.map((c, i) => (c.querySelector('.myst') || {}).innerText ? -1 : i)
+      .filter(i => i >= 0).slice(0, 5),
     code: code.length,
     collapsed: code.filter(c => c.querySelector('.jp-InputPlaceholder')).length,
     // collapsed cells (solutions) whose output shows text beyond a closed <details>' summary
@@ -296,13 +298,23 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
     page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
     nb = read_chapter(chapter)
     n_md = sum(c.cell_type == "markdown" for c in nb.cells)
-    deadline = time.monotonic() + timeout
+    # wait on progress, not on a clock: fail only when nothing more has rendered for
+    # ``timeout`` seconds (a busy machine renders slowly; a broken cell never renders)
+    last, deadline = None, time.monotonic() + timeout
     while True:
         state = page.evaluate(JS_STATE)
         if state and state["markdown"] == state["rendered"] == n_md:
             break
+        progress = state and (state["markdown"], state["rendered"])
+        if progress != last:
+            last, deadline = progress, time.monotonic() + timeout
         if time.monotonic() > deadline:
-            raise AssertionError(f"{chapter.name}: not every Markdown cell rendered: {state}")
+            md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+            stuck = [f"Markdown cell {i + 1}: {md[i][:80]!r}"
+                     for i in (state or {}).get("unrendered", []) if i < len(md)]
+            raise AssertionError(
+                f"{chapter.name}: {state and state['rendered']} of {n_md} Markdown cells "
+                f"rendered, and none more in {timeout:.0f} s; not rendered: {stuck}")
         page.wait_for_timeout(250)
     page.wait_for_function(  # the kernel is up and idle
         "() => window.jupyterapp && document.querySelector("
@@ -352,12 +364,17 @@ JS_PENDING = """() => {
 
 def run_all(page, timeout: float | None = None) -> dict:
     """Run All, as from JupyterLab's Run menu; wait until every code cell has run (or an
-    error shows). Returns the notebook's state and ``pending``, the cells left unrun."""
+    error shows, or no further cell has run for ``timeout`` seconds: the clock restarts with
+    each cell that finishes). Returns the notebook's state and ``pending``, the cells left
+    unrun."""
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    deadline = time.monotonic() + (timeout or timeouts.seconds(timeouts.LAB_RUN_ALL))
+    timeout = timeout or timeouts.seconds(timeouts.LAB_RUN_ALL)
+    last, deadline = None, time.monotonic() + timeout
     while True:
         page.wait_for_timeout(250)
         run = page.evaluate(JS_PENDING)
+        if run["pending"] != last:
+            last, deadline = run["pending"], time.monotonic() + timeout
         finished = run["pending"] == 0 and run["status"] == "idle"
         if finished or run["errors"] or time.monotonic() > deadline:
             state = page.evaluate(JS_STATE)
