@@ -6,19 +6,26 @@
 * MathJax is served from the site itself, and no page embeds ipywidgets state or loads a
   script from a CDN.
 * The execution-status page lists every chapter with its run time and "passed".
+* The print edition (``make pdf``) drops no character: its xelatex log has no "Missing
+  character" (checked when ``_build/latex`` holds a build newer than its sources, or the build
+  that ``BOOK_LATEX=/path/to/_build/latex`` names), and, with no LaTeX needed, every character
+  of the chapters' code and outputs is in the monospace font or in the fallback list of
+  ``tools/latex/glyphfallback.sty``, whose font has it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import nbformat
 import pytest
 from myst_tokens import myst_leftovers  # tools/sphinx_ext, on the path by conftest
 from notebook_export import degrade_myst
 
-from tests.nbharness import ROOT, read_chapter
+from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 from tests.site_build import built_site, chapter_names, page_names
 
 
@@ -153,3 +160,97 @@ def test_offline_assets_are_in_the_site():
                 f"{page} loads {script} from another host")
         if '<span class="math' in html or '<div class="math' in html:
             assert "_static/mathjax/startup.js" in html, f"{page}: no local MathJax"
+
+
+# The print edition: `make pdf` builds it into _build/latex with xelatex and the fonts of
+# _config.yml (DejaVu Serif, Sans and Sans Mono, from fonts-dejavu-core).
+LATEX_DIR = Path(os.environ.get("BOOK_LATEX", ROOT / "_build" / "latex")).resolve()
+FALLBACK_STY = ROOT / "tools" / "latex" / "glyphfallback.sty"
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")  # where Debian's fonts-dejavu-core puts them
+STYLES = ("", "-Bold", "-Oblique", "-BoldOblique")
+
+
+def missing_characters(log: str) -> dict[str, set[str]]:
+    """What a xelatex log says no font had, as ``{"ℓ (U+2113)": {"DejaVu Sans Mono"}}``."""
+    text = re.sub(r"(?m)^(.{79})\n", r"\1", log)  # TeX wraps its log at 79 characters
+    found: dict[str, set[str]] = {}
+    for char, font in re.findall(r"Missing character: There is no (.+?) in font ([^/:!\n]+)",
+                                 text):
+        found.setdefault(char, set()).add(font.strip())
+    return found
+
+
+def test_missing_characters_reads_a_wrapped_log():
+    log = ("Missing character: There is no ⪰ (U+2AB0) in font DejaVu Sans Mono/OT:script=la\n"
+           "tn;language=dflt;!\n"
+           "Missing character: There is no ℓ (U+2113) in font DejaVu Sans Mono Oblique/OT:s\n"
+           "cript=latn;language=dflt;!\n"
+           "Missing character: There is no ℓ (U+2113) in font DejaVu Sans Mono/OT:script=la\n"
+           "tn;language=dflt;!\n"
+           "Overfull \\hbox (1.2pt too wide) in paragraph at lines 10--12\n")
+    assert missing_characters(log) == {
+        "⪰ (U+2AB0)": {"DejaVu Sans Mono"},
+        "ℓ (U+2113)": {"DejaVu Sans Mono", "DejaVu Sans Mono Oblique"}}
+    assert missing_characters("Missing character: There is no ^^e2 in font cmr10!\n") == {
+        "^^e2": {"cmr10"}}
+    assert missing_characters("(./attention-notes.aux)\nOutput written\n") == {}
+
+
+def test_print_edition_misses_no_character():
+    logs = sorted(LATEX_DIR.glob("*.log"))
+    if not logs:
+        pytest.skip(f"no print edition in {LATEX_DIR} (make pdf builds it; it needs LaTeX: "
+                    "see the README)")
+    if "BOOK_LATEX" not in os.environ:
+        built = min(log.stat().st_mtime for log in logs)
+        sources = [ROOT / "_config.yml", *ROOT.glob("book/*.md"), *ROOT.glob("tools/latex/*")]
+        newer = [str(p.relative_to(ROOT)) for p in sources if p.stat().st_mtime > built]
+        if newer:
+            pytest.skip(f"the print edition in {LATEX_DIR} is older than {newer[0]}: "
+                        "make pdf again")
+    for log in logs:
+        missing = missing_characters(log.read_text(errors="replace"))
+        assert not missing, (
+            f"{log} says xelatex dropped characters no font had: "
+            + "; ".join(f"{c} in {', '.join(sorted(f))}" for c, f in sorted(missing.items()))
+            + f" (add them to {FALLBACK_STY.relative_to(ROOT)})")
+
+
+def code_and_outputs(nb) -> str:
+    """The text the print edition sets in the monospace font: code and its text outputs."""
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", "") or out.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def test_monospace_font_or_its_fallback_has_every_character_of_the_code():
+    from fontTools.ttLib import TTFont
+
+    files = [DEJAVU / f"DejaVu{family}{style}.ttf" for family in ("SansMono", "Sans")
+             for style in STYLES]
+    if not all(f.exists() for f in files):
+        pytest.skip(f"no DejaVu fonts in {DEJAVU} (Debian's fonts-dejavu-core, which make pdf "
+                    "uses: see the README)")
+
+    def charset(name: str) -> set[int]:  # what every style of the family has
+        return set.intersection(*(set(TTFont(DEJAVU / f"DejaVu{name}{s}.ttf").getBestCmap())
+                                  for s in STYLES))
+
+    mono, sans = charset("SansMono"), charset("Sans")
+    fallback = set(re.findall(r"^\\GF@declare\{(.)\}", FALLBACK_STY.read_text(), re.M))
+    assert fallback, f"{FALLBACK_STY} declares no character"
+    assert not [c for c in fallback if ord(c) not in sans], "DejaVu Sans lacks a fallback"
+    lacking: dict[str, str] = {}
+    for chapter in chapter_paths():
+        nb = nbformat.read(reference_path(chapter), as_version=4)
+        for c in sorted(set(code_and_outputs(nb))):
+            if c.isprintable() and ord(c) not in mono and c not in fallback:
+                lacking.setdefault(f"{c} (U+{ord(c):04X})", chapter.stem)
+    assert not lacking, (
+        "DejaVu Sans Mono lacks characters of the chapters' code or outputs, which the PDF would "
+        f"drop: {lacking}; add them to {FALLBACK_STY.relative_to(ROOT)}")
