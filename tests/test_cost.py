@@ -270,8 +270,13 @@ def test_masks():
 @pytest.mark.parametrize("n, block", [(64, 128), (200, 64), (1000, 128)])
 def test_memory_counts_match_tracemalloc(n, block, causal):
     Q, K, V = random_problem(np.random.default_rng(40), n, n, 32, 32, np.float32)
-    straight = peak_bytes(attention, Q, K, V, mask=causal_mask(n) if causal else None)
-    tiled = peak_bytes(tiled_attention, Q, K, V, block, block, causal=causal)
+    # tracemalloc counts every thread's allocations, and the suite's JupyterLab walks run in
+    # a thread of this process: they can only add to a peak, so the least of three is the
+    # function's own
+    mask = causal_mask(n) if causal else None
+    straight = min(peak_bytes(attention, Q, K, V, mask=mask) for _ in range(3))
+    tiled = min(peak_bytes(tiled_attention, Q, K, V, block, block, causal=causal)
+                for _ in range(3))
     count_s = attention_bytes(n, n, 32, 32, masked=causal)
     count_t = attention_bytes(n, n, 32, 32, block_q=block, block_k=block, masked=causal)
     assert 0 <= straight - count_s < 0.2e6
