@@ -25,7 +25,7 @@ import pytest
 from myst_tokens import myst_leftovers  # tools/sphinx_ext, on the path by conftest
 from notebook_export import degrade_myst
 
-from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
+from tests.nbharness import ROOT, chapter_paths, code_cells, read_chapter, reference_path
 from tests.site_build import built_site, chapter_names, page_names
 
 
@@ -219,9 +219,7 @@ def test_print_edition_misses_no_character():
 def code_and_outputs(nb) -> str:
     """The text the print edition sets in the monospace font: code and its text outputs."""
     parts = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
+    for cell in code_cells(nb):
         parts.append(cell.source)
         for out in cell.get("outputs", []):
             parts.append(out.get("text", "") or out.get("data", {}).get("text/plain", ""))
