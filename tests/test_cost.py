@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -266,17 +269,41 @@ def test_masks():
     assert sliding_window_mask(10, 3).sum() == 3 * 10 - 3 * 2 // 2
 
 
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("n, block", [(64, 128), (200, 64), (1000, 128)])
-def test_memory_counts_match_tracemalloc(n, block, causal):
+MEMORY_CASES = [(n, block, causal) for n, block in [(64, 128), (200, 64), (1000, 128)]
+                for causal in (False, True)]
+# Run in a child process: tracemalloc counts the allocations of every thread of a process,
+# and the suite runs the JupyterLab walks, a web server and the browser's driver in threads of
+# its own, whose allocations would add to a peak measured here.
+PEAKS_CHILD = """
+import json, sys
+import numpy as np
+from lib.cost import attention, tiled_attention
+from lib.masks import causal_mask
+from lib.measure import peak_bytes
+from tests.test_cost import MEMORY_CASES, random_problem
+out = []
+for n, block, causal in MEMORY_CASES:
     Q, K, V = random_problem(np.random.default_rng(40), n, n, 32, 32, np.float32)
-    # tracemalloc counts every thread's allocations, and the suite's JupyterLab walks run in
-    # a thread of this process: they can only add to a peak, so the least of three is the
-    # function's own
     mask = causal_mask(n) if causal else None
-    straight = min(peak_bytes(attention, Q, K, V, mask=mask) for _ in range(3))
-    tiled = min(peak_bytes(tiled_attention, Q, K, V, block, block, causal=causal)
-                for _ in range(3))
+    out.append([peak_bytes(attention, Q, K, V, mask=mask),
+                peak_bytes(tiled_attention, Q, K, V, block, block, causal=causal)])
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def measured_peaks() -> dict:
+    """``(n, block, causal)`` → peak bytes of straightforward and tiled attention, measured in a
+    process where nothing else allocates."""
+    root = Path(__file__).resolve().parent.parent
+    child = subprocess.run([sys.executable, "-c", PEAKS_CHILD], cwd=root, check=True,
+                           capture_output=True, text=True)
+    return dict(zip(MEMORY_CASES, json.loads(child.stdout), strict=True))
+
+
+@pytest.mark.parametrize("n, block, causal", MEMORY_CASES)
+def test_memory_counts_match_tracemalloc(measured_peaks, n, block, causal):
+    straight, tiled = measured_peaks[n, block, causal]
     count_s = attention_bytes(n, n, 32, 32, masked=causal)
     count_t = attention_bytes(n, n, 32, 32, block_q=block, block_k=block, masked=causal)
     assert 0 <= straight - count_s < 0.2e6
