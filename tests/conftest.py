@@ -5,9 +5,10 @@
   :mod:`notebook_export` as the build does;
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
   compare what the chapter derives in the open with what ``lib`` exports;
-* the start of the emulated-CPU runs of ``tests/test_portability.py`` and of the JupyterLab
-  walks of ``tests/test_jupyterlab.py`` right after collection, so that they overlap the rest
-  of the suite, and their stop at the end of the session.
+* the start of the site's build (``tests/site_build.py``), of the emulated-CPU runs of
+  ``tests/test_portability.py`` and of the JupyterLab walks of ``tests/test_jupyterlab.py``
+  right after collection, so that they overlap the rest of the suite, and the stop of the
+  last two at the end of the session.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def pytest_collection_finish(session):
     now, so that they overlap the rest of the suite."""
     if session.config.option.collectonly:
         return
+    from tests import site_build
+
+    if any(item.nodeid.startswith(site_build.USERS) for item in session.items):
+        site_build.start()
     emulated = sorted({item.callspec.params["chapter"] for item in session.items
                        if item.nodeid.startswith("tests/test_portability.py::test_chapters")})
     if emulated:

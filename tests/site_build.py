@@ -1,25 +1,47 @@
 """The built website, shared by the browser and download tests.
 
 The site is built once per test session, exactly as ``make html`` does (into ``_build``; the
-execution cache makes a rebuild cheap). ``BOOK_HTML=/path/to/_build/html`` skips the build and
-tests an existing site instead (handy while developing).
+execution cache makes a rebuild cheap), in a thread started right after collection
+(``tests/conftest.py``), so that the build overlaps the tests that do not need it.
+``BOOK_HTML=/path/to/_build/html`` skips the build and tests an existing site instead (handy
+while developing).
 """
 
 from __future__ import annotations
 
-import functools
+import concurrent.futures
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from tests.nbharness import ROOT, chapter_paths, toc_files
 
+#: Modules whose tests read the built site: collecting one of them starts the build.
+USERS = ("tests/test_site.py", "tests/test_browser.py", "tests/test_downloads.py",
+         "tests/test_structure.py")
+_lock = threading.Lock()
+_future: concurrent.futures.Future | None = None
 
-@functools.cache
+
+def start() -> None:
+    """Start the build in a thread of its own, once (see :func:`build`)."""
+    global _future
+    with _lock:
+        if _future is None:
+            _future = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="site-build").submit(_build)
+
+
 def build() -> tuple[Path, str]:
     """The site's folder and the build's log. Built once per session, strict, into ``_build``;
     with ``BOOK_HTML`` set, that site and an empty log."""
+    start()
+    return _future.result()
+
+
+def _build() -> tuple[Path, str]:
     if os.environ.get("BOOK_HTML"):
         return Path(os.environ["BOOK_HTML"]).resolve(), ""
     jb = Path(sys.executable).with_name("jupyter-book")

@@ -153,13 +153,17 @@ def lab():
 
 @contextlib.contextmanager
 def unchanged(path: Path):
-    """Restore ``path`` afterwards, whatever a test did to it; yields its original bytes."""
-    before = path.read_bytes()
+    """Restore ``path`` afterwards, whatever a test did to it; yields its original bytes.
+
+    Its modification time is restored too: a save that wrote the same bytes must not make
+    the site's build (running beside the walks) read the chapter again."""
+    before, stat = path.read_bytes(), path.stat()
     try:
         yield before
     finally:
         if path.read_bytes() != before:
             path.write_bytes(before)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def rel(chapter: Path, root: Path = ROOT) -> str:
@@ -286,15 +290,22 @@ def browser():
 
 
 def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None = None,
-                 watch=None):
+                 watch=None, page=None):
     """A page with ``chapter`` open in JupyterLab and every Markdown cell rendered
-    (``watch(page)`` is called before it loads, to attach listeners)."""
+    (``watch(page)`` is called before it loads, to attach listeners). Given ``page``, a page
+    where JupyterLab is loaded and no document is open, the chapter is opened there with
+    JupyterLab's own Open command, as a learner opens the next chapter: JupyterLab is not
+    loaded again."""
     timeout = timeouts.seconds(timeouts.LAB_OPEN) if timeout is None else timeout
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
-    if watch:
-        watch(page)
-    page.goto(lab.url(rel(chapter, lab.root)))
+    if page is None:
+        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
+        if watch:
+            watch(page)
+        page.goto(lab.url(rel(chapter, lab.root)))
+    else:
+        page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', "
+                      "{path}); }", rel(chapter, lab.root))
     page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
     nb = read_chapter(chapter)
     n_md = sum(c.cell_type == "markdown" for c in nb.cells)
@@ -549,18 +560,38 @@ def walk_problems(page, chapter: Path, before: bytes, console: list[str]) -> lis
     return problems
 
 
-def walk(server: JupyterLab, chromium, chapter: Path) -> list[str]:
+def close_documents(page) -> None:
+    """Close every document open in the page's JupyterLab (a walk has saved its notebook)."""
+    page.evaluate("() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
+                  " w.dispose(); }")
+    page.wait_for_function(f"() => !document.querySelector('{NOTEBOOK}')")
+
+
+def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     """Open ``chapter`` in ``server``'s JupyterLab and walk through it (:func:`walk_problems`);
-    the file is restored afterwards whatever happened, and the chapter's kernel shut down."""
-    console: list[str] = []
+    the file is restored afterwards whatever happened, and the chapter's kernel shut down.
+
+    ``reuse`` is what the previous walk returned: its page, with JupyterLab loaded and no
+    document open, and that page's console log; the chapter opens there. Returns the problems
+    and what the next walk can reuse (None after a walk that broke: the next one loads
+    JupyterLab afresh)."""
+    page, console = reuse if reuse else (None, [])
     ARTIFACTS.mkdir(exist_ok=True)
     with unchanged(chapter) as before:
-        page = open_chapter(chromium, server, chapter,
-                            watch=lambda p: p.on("console", lambda m: console.append(m.text)))
+        if page is None:
+            page = open_chapter(chromium, server, chapter,
+                                watch=lambda p: p.on("console", lambda m: console.append(m.text)))
+        else:
+            open_chapter(chromium, server, chapter, page=page)
+        done = False
         try:
-            return walk_problems(page, chapter, before, console)
+            problems = walk_problems(page, chapter, before, console)
+            close_documents(page)
+            done = True
+            return problems, (page, console)
         finally:
-            page.close()
+            if not done:
+                page.close()
             server.end_sessions()
 
 
@@ -587,13 +618,14 @@ class Walks:
         try:
             with running_lab() as server, browser() as chromium:
                 self.server = server
+                reuse = None  # JupyterLab's page, loaded once for every walk
                 for chapter in chapters:
                     if self.stopping:
                         break
                     try:
-                        self.results[chapter] = walk(server, chromium, chapter)
+                        self.results[chapter], reuse = walk(server, chromium, chapter, reuse)
                     except Exception as exc:  # this chapter's walk broke: report it, go on
-                        self.results[chapter] = exc
+                        self.results[chapter], reuse = exc, None
         except BaseException as exc:  # no JupyterLab or no browser: every walk reports it
             for chapter in chapters:
                 self.results.setdefault(chapter, exc)
