@@ -44,6 +44,18 @@ def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
     return ns
 
 
+#: Tests that only wait for work running in the background (the emulated-CPU runs, the
+#: JupyterLab walks): they go last, so that the rest of the suite runs while they work.
+WAITING = ("tests/test_portability.py::test_chapters",
+           "tests/test_jupyterlab.py::test_chapter_in_jupyterlab")
+
+
+def pytest_collection_modifyitems(items):
+    """Put the tests that wait for the background runs last (a stable sort: the order within
+    each group is kept)."""
+    items.sort(key=lambda item: item.nodeid.startswith(WAITING))
+
+
 def pytest_collection_finish(session):
     """Start the emulated-CPU runs of the chapters and the walks through them in JupyterLab
     now, so that they overlap the rest of the suite."""

@@ -97,6 +97,26 @@ def attach_references(nb, ref_path: Path) -> list[str | None]:
     return problems
 
 
+def unrecorded(path: Path, ref_path: Path | None = None) -> str | None:
+    """Why the chapter at ``path`` cannot be read from its reference outputs (``ref_path``,
+    by default ``tests/reference/<chapter>.ipynb``), or ``None``:
+    a missing reference, or code cells new or edited since it was written. Tests that read
+    what the chapter prints from ``tests/reference/`` say this first, rather than report the
+    figures as not printed."""
+    ref_path = ref_path or reference_path(path)
+    record = f"`make references CHAPTER={path.stem}` (then review the diff of tests/reference/)"
+    if not ref_path.exists():
+        return f"{path.name} has no reference outputs yet: record them with {record}"
+    recorded = {c.source for c in code_cells(nbformat.read(ref_path, as_version=4))}
+    new = [(c.source.splitlines() or [""])[0] for c in code_cells(read_chapter(path))
+           if c.source not in recorded]
+    if new:
+        return (f"{path.name}: {len(new)} code cells are new or edited since the reference "
+                f"outputs were recorded (first lines: {new[:3]}); nothing they print is known "
+                f"yet: record them with {record}")
+    return None
+
+
 class HistoryKernel(RunningKernel):
     """nbval's kernel, but each cell is run as a notebook front end runs it: into the kernel's
     history (nbval passes ``store_history=False``). The controls' frame cache

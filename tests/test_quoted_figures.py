@@ -25,9 +25,14 @@ from dataclasses import dataclass
 
 import nbformat
 import pytest
-from myst_tokens import children, directive, parse  # tools/sphinx_ext, on the path by conftest
+from myst_tokens import (  # tools/sphinx_ext, on the path by conftest
+    children,
+    directive,
+    h2_chunks,
+    parse,
+)
 
-from tests.nbharness import chapter_paths, read_chapter, reference_path
+from tests.nbharness import chapter_paths, read_chapter, reference_path, unrecorded
 
 #: A decimal figure (0.996, −4.8) or a percentage (39%, 99.4%) in the prose.
 FIGURE = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+%?|%)(?![\w.]*\d)")
@@ -142,18 +147,9 @@ def chapter_parts(nb, reference) -> tuple[list[Part], dict[str, int]]:
             if name:
                 labels[name] = section
             continue
-        lines = cell.source.splitlines(keepends=True)
-        tokens = parse(cell.source)
-        cuts = [0]
-        for i, token in enumerate(tokens):
-            if token.type == "heading_open" and token.tag == "h2":
-                before = tokens[i - 1] if i and tokens[i - 1].type == "myst_target" else token
-                cuts.append(before.map[0])
-        cuts.append(len(lines))
-        for n, (a, b) in enumerate(zip(cuts, cuts[1:], strict=False)):
-            if n:
+        for heading, chunk in h2_chunks(cell.source):
+            if heading is not None:
                 section += 1
-            chunk = "".join(lines[a:b])
             chunk_tokens = parse(chunk)
             for token in chunk_tokens:
                 if token.type == "myst_target":
@@ -186,7 +182,8 @@ def unbound(path) -> list[str]:
     passage's math, or be on the chapter's list of literal numbers (years ...).
     """
     ref = reference_path(path)
-    assert ref.exists(), f"no reference outputs for {path.name}: run `make references CHAPTER=...`"
+    problem = unrecorded(path, ref)
+    assert problem is None, problem
     nb = read_chapter(path)
     parts, labels = chapter_parts(nb, nbformat.read(ref, as_version=4))
     titles = ["the chapter's opening"] + [

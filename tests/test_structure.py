@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import nbformat
 import pytest
-from myst_tokens import directive, parse
+from myst_tokens import directive, h2_chunks, parse
 
-from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
+from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path, unrecorded
 
 sys.path.insert(0, str(ROOT / "tools"))
 import wordcount  # tools/wordcount.py
@@ -48,18 +48,18 @@ class Section:
 
 
 def sections(nb) -> list[Section]:
-    """The chapter split at its ``##`` headings; the first entry is what precedes them."""
+    """The chapter split at its ``##`` headings; the first entry is what precedes them. A
+    Markdown cell that holds two headings is split between their sections."""
     found = [Section("(before the first section)")]
     for cell in nb.cells:
         if cell.cell_type == "code":
             found[-1].code.append(cell)
             continue
-        for token_index, token in enumerate(tokens := parse(cell.source)):
-            if token.type == "heading_open" and token.tag == "h2":
-                found.append(Section(tokens[token_index + 1].content.strip()))
-            elif (found_directive := directive(token)) is not None:
-                found[-1].directives.append(found_directive)
-        found[-1].text += "\n" + cell.source
+        for heading, chunk in h2_chunks(cell.source):
+            if heading is not None:
+                found.append(Section(heading))
+            found[-1].directives += [d for d in map(directive, parse(chunk)) if d is not None]
+            found[-1].text += "\n" + chunk
     return found
 
 
@@ -121,6 +121,8 @@ def test_check_cells_are_folded_and_say_what_they_check(chapter):
                 and not {"check", "hide-cell"} & set(c.metadata.get("tags", []))]
     assert not unfolded, (f"{path.name}: cells that assert are checks: tag them "
                           f"[hide-input, check] (first lines: {unfolded})")
+    problem = unrecorded(path)
+    assert problem is None, problem
     ref = nbformat.read(reference_path(path), as_version=4)
     printed = {c.source: "".join(o.get("text", "") for o in c.get("outputs", [])
                                  if o.get("name") == "stdout")
@@ -155,6 +157,19 @@ def test_chapter_ends_with_summary_levelled_exercises_and_next(chapter):
         f"{path.name}: give at least one 'By hand' and one 'Derive' exercise (has {levels})")
     assert "{doc}`" in parts[titles.index("Next")].text, (
         f"{path.name}: '## Next' names the following chapter with {{doc}}`...`")
+
+
+def test_a_cell_holding_two_sections_is_split_between_them():
+    """``## Next`` and ``## References`` in one Markdown cell (no ``+++`` between them): the
+    link to the next chapter stays in Next."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        "## Next\n\nGo on to {doc}`masks`.\n\n(sec-refs)=\n## References\n\n"
+        "```{bibliography}\n```\n")])
+    parts = sections(nb)
+    assert [p.title for p in parts] == ["(before the first section)", "Next", "References"]
+    assert "{doc}`masks`" in parts[1].text and "{doc}" not in parts[2].text
+    assert "(sec-refs)=" in parts[2].text
+    assert [d.name for d in parts[2].directives] == ["bibliography"]
 
 
 # The budget, read from the built page.
@@ -207,16 +222,28 @@ def test_front_door_lists_every_chapter_with_its_question_and_reading_time():
             f"opening box says {box.group(1)}: make them agree")
 
 
-def test_scaffold_writes_a_chapter_in_the_template(tmp_path):
-    """``make chapter`` (tools/new_chapter.py) writes a chapter these checks accept."""
+def test_scaffold_writes_a_chapter_in_the_template(tmp_path, monkeypatch, capsys):
+    """``make chapter`` (tools/new_chapter.py), run on a copy of the book's table of contents
+    and front door, writes a chapter these checks accept, lists it in both, and writes its
+    links with their text (what tools/lab_compat.py would otherwise rewrite)."""
+    import lab_compat  # tools/
     import new_chapter
 
-    path = tmp_path / "toy.md"
-    path.write_text(new_chapter.HEADER + new_chapter.TEMPLATE.format(
-        name="toy", title="Toy", next_doc="intro"), encoding="utf-8")
+    (tmp_path / "book").mkdir()
+    for name in ("_toc.yml", "book/intro.md"):
+        (tmp_path / name).write_text((ROOT / name).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(new_chapter, "ROOT", tmp_path)
+    assert new_chapter.main(["toy-topic", "Attention", "--title", "Toy topic"]) == 0
+    path = tmp_path / "book" / "toy-topic.md"
     parts = sections(read_chapter(path))
     for check in (test_opening_box_says_what_you_learn_need_and_how_long,
                   test_first_section_opens_on_a_figure_or_control,
                   test_every_core_section_with_code_asks_for_a_prediction,
                   test_chapter_ends_with_summary_levelled_exercises_and_next):
         check((path, parts))
+    assert "      - file: book/toy-topic\n" in (tmp_path / "_toc.yml").read_text()
+    intro = (tmp_path / "book" / "intro.md").read_text(encoding="utf-8")
+    assert "| {doc}`Toy topic <toy-topic>` |" in intro
+    for text in (path.read_text(encoding="utf-8"), intro):
+        assert not lab_compat.BARE_DOC.search(text) and not lab_compat.BARE_REF.search(text)
+    assert "Reading paths" in capsys.readouterr().out  # the author is told what else to edit

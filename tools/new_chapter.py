@@ -49,7 +49,8 @@ TEMPLATE = '''
 - to predict how dividing the scores by a temperature $T$ spreads the weights
 - to check a derivation in the open against `lib`
 
-**You need** {{doc}}`expectation-variance` (the softmax and its saturation).
+**You need** {{doc}}`Expectation and Variance <expectation-variance>` (the softmax and its
+saturation).
 
 **Core path** about 2 minutes of reading.
 ```
@@ -216,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     toc = yaml.safe_load(toc_path.read_text())
     part = toc_part(toc, args.part)
     title = args.title or args.name.replace("-", " ").capitalize()
-    path.write_text(HEADER + TEMPLATE.format(name=args.name, title=title, next_doc="intro"),
+    intro = ROOT / "book" / "intro.md"
+    intro_title = re.search(r"^# (.+)$", intro.read_text(), re.MULTILINE).group(1).strip()
+    # links with their text, the form both the site and JupyterLab read (tools/lab_compat.py)
+    path.write_text(HEADER + TEMPLATE.format(name=args.name, title=title,
+                                             next_doc=f"{intro_title} <intro>"),
                     encoding="utf-8")
     # _toc.yml: one line after the part's last chapter, so its comments and layout stay.
     last = part["chapters"][-1]["file"]
@@ -226,16 +231,18 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"_toc.yml: cannot find the line {line.strip()!r} to add after")
     toc_path.write_text(text.replace(line, line + f"      - file: book/{args.name}\n", 1))
     # The front door's table of chapters: one row at its end.
-    intro = ROOT / "book" / "intro.md"
     rows = re.findall(r"^\| \{doc\}`[^`]+` \|.*\|\n", intro.read_text(), re.MULTILINE)
     if not rows:
         raise SystemExit("book/intro.md has no table of chapters to add a row to")
-    row = (f"| {{doc}}`{args.name}` | What does the temperature of a softmax do? | 2 min | "
-           "Expectation and Variance |\n")
+    row = (f"| {{doc}}`{title} <{args.name}>` | What does the temperature of a softmax do? | "
+           "2 min | Expectation and Variance |\n")
     intro.write_text(intro.read_text().replace(rows[-1], rows[-1] + row, 1))
     print(f"wrote {path.relative_to(ROOT)}, added it to _toc.yml ({args.part}) and to the "
-          f"table in book/intro.md (edit its row).\nNext: write it; make check "
-          f"CHAPTER={args.name}; make references CHAPTER={args.name} when its outputs change")
+          "table of chapters in book/intro.md.\nAlso yours to edit: that row's question, "
+          "minutes and prerequisites; the 'Reading paths' paragraph below the table; and the "
+          f"'## Next' section of {last}.md, which should now lead to this chapter.\nThen: "
+          f"write it; make references CHAPTER={args.name} after changing its cells; make check "
+          f"CHAPTER={args.name}")
     return 0
 
 

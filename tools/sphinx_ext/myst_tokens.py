@@ -109,3 +109,27 @@ def myst_leftovers(text: str) -> list[tuple[str, str]]:
             if child.type in MYST_ONLY:
                 found.append((MYST_ONLY[child.type], f"{{{child.meta['name']}}}`{child.content}`"))
     return found
+
+
+def h2_chunks(text: str) -> list[tuple[str | None, str]]:
+    """``text`` cut before each ``##`` heading (and the target label just above it): a list of
+    ``(heading, chunk)``, the heading ``None`` for what precedes the first one.
+
+    A Markdown cell may hold the end of one section and the start of the next (``## Next``
+    and ``## References`` with no ``+++`` between them): each chunk belongs to its own section.
+
+    >>> [h for h, _ in h2_chunks("intro\\n\\n(sec-a)=\\n## A\\n\\ntext\\n## B\\n")]
+    [None, 'A', 'B']
+    """
+    lines = text.splitlines(keepends=True)
+    tokens = parse(text)
+    cuts, titles = [0], [None]
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h2":
+            before = tokens[i - 1] if i and tokens[i - 1].type == "myst_target" else token
+            cuts.append(before.map[0])
+            titles.append(tokens[i + 1].content.strip())
+    cuts.append(len(lines))
+    return [(title, "".join(lines[a:b]))
+            for title, a, b in zip(titles, cuts, cuts[1:], strict=False)
+            if title is not None or a < b]
