@@ -27,14 +27,17 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 # Everything that concerns one chapter, book/$(CHAPTER).md: JupyterLab's form (written by
-# tools/lab_compat.py), lint, nbval against its reference, quoted figures, structure and
-# budget, the emulated CPUs, its strict page build, browser checks and JupyterLab walk.
+# tools/lab_compat.py), lint, nbval against its reference, the emulated CPUs, its strict page
+# build, browser checks and JupyterLab walk; and the book-wide checks of the sources, which a
+# new chapter's edits elsewhere (the front door, the previous chapter's Next) can break:
+# every chapter's structure, budget, quoted figures and JupyterLab form.
+BOOK_WIDE := test_structure or test_quoted_figures or lab_compatible
 check: $(STAMP)
 	@test -n "$(CHAPTER)" -a -f "book/$(CHAPTER).md" || \
 	  { echo "usage: make check CHAPTER=<name>, for book/<name>.md"; exit 2; }
-	$(PY) tools/lab_compat.py book/$(CHAPTER).md
+	$(PY) tools/lab_compat.py book/*.md
 	$(PY) -m ruff check lib tests benchmarks tools
-	$(PY) -m pytest -k "$(CHAPTER)"
+	$(PY) -m pytest -k "$(CHAPTER) or $(BOOK_WIDE)"
 
 # A new chapter from the template, listed in _toc.yml and book/intro.md, with its reference
 # outputs: make chapter NAME=softmax-temperature PART=Attention

@@ -48,6 +48,7 @@ Plain Markdown pages (``book/intro.md``) get changes 5 and 6 only.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -162,11 +163,21 @@ def author_year(entry) -> tuple[str, str]:
     return names, entry.fields.get("year", "n.d.")
 
 
+@functools.cache
+def _bib_entries(bib: Path, mtime_ns: int):
+    return parse_file(str(bib)).entries
+
+
+def bib_entries(bib: Path):
+    """The entries of the bibliography ``bib``, parsed once while the file is unchanged."""
+    return _bib_entries(bib, bib.stat().st_mtime_ns)
+
+
 def rewrite_citations(source: str, path: Path, bib: Path = ROOT / "references.bib") -> str:
-    entries = parse_file(str(bib)).entries
     target = os.path.relpath(bib, path.resolve().parent)
 
     def link(key: str, narrative: bool) -> str:
+        entries = bib_entries(bib)
         if key not in entries:
             raise SystemExit(f"{path}: citation of {key}, which is not in {bib.name}")
         names, year = author_year(entries[key])

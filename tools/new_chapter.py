@@ -105,6 +105,7 @@ def setup_weights(fig):
     ax = fig.subplots()
     bars = ax.bar(range(len(z)), lib.softmax(z))
     ax.set(xlabel="key j", ylabel="weight p_j", ylim=(0, 1))
+    fig.tight_layout()  # keeps the axis labels inside the frame
     return {{"bars": bars}}
 
 
