@@ -35,7 +35,8 @@ Sections (``--only`` takes a comma-separated list of them):
 ``cost``      tiled against straightforward attention at N = 4096: peak-memory and time ratios.
 
 It prints a table (value, target, pass/fail) and writes the same to ``benchmarks/results.json``,
-with the machine it ran on. The real project files are never edited.
+each row with the date and the CPU it was measured on; the rows of sections a run leaves out
+(``--only``) keep their last results. The real project files are never edited.
 """
 
 from __future__ import annotations
@@ -571,6 +572,27 @@ def print_table(rows: list[Row], info: dict) -> None:
           f"{len(failed)} failed.")
 
 
+def write_results(path: Path, rows: list[Row], sections: list[str], info: dict,
+                  mode: str) -> None:
+    """Write this run's rows to ``path``, keeping the rows of sections it did not run (a run
+    of one section leaves the others' last results); each row says when and where it was
+    measured."""
+    date = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    kept = []
+    if path.exists():
+        old = json.loads(path.read_text())
+        kept = [{"date": old.get("date"), "mode": old.get("mode"),
+                 "cpu": old.get("machine", {}).get("cpu"), **r}
+                for r in old.get("results", []) if r["section"] not in sections]
+    new = [{"date": date, "mode": mode, "cpu": info["cpu"], **asdict(r)} for r in rows]
+    order = {name: i for i, name in enumerate(SECTIONS)}
+    results = sorted(kept + new, key=lambda r: order.get(r["section"], len(order)))
+    path.write_text(json.dumps(
+        {"date": date, "mode": mode, "sections": sorted({r["section"] for r in results},
+                                                        key=lambda n: order.get(n, len(order))),
+         "machine": info, "results": results}, indent=2) + "\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -598,10 +620,7 @@ def main(argv=None) -> int:
         print(f"[{time.strftime('%H:%M:%S')}] {section} ...", flush=True)
         rows += benches[section](args.quick)
     print_table(rows, info)
-    args.json.write_text(json.dumps(
-        {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "mode": "quick" if args.quick else "full",
-         "sections": sections,
-         "machine": info, "results": [asdict(r) for r in rows]}, indent=2) + "\n")
+    write_results(args.json, rows, sections, info, "quick" if args.quick else "full")
     print(f"Results written to {args.json}")
     return 1 if any(r.ok is False for r in rows) else 0
 
