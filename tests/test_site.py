@@ -145,3 +145,29 @@ def test_chapter_pages_load_no_search_index_or_unused_icons():
     css = (site / "_static" / "styles" / "pydata-sphinx-theme.css").read_text()
     rules = re.findall(r"\.fa-([a-z0-9-]+):+before", css)
     assert 0 < len(set(rules)) < 100, f"{len(set(rules))} Font Awesome icon rules"
+
+
+def test_code_keeps_only_the_spans_that_colour_something():
+    """The spans the site unwraps (``page_weight.PLAIN_TOKENS``) have the code's own colour in
+    both of the theme's Pygments styles, and no page still has one; highlighted code is there."""
+    from page_weight import PLAIN_TOKENS  # tools/sphinx_ext, on the path by conftest
+
+    site = built_site()
+    css = (site / "_static" / "pygments.css").read_text()
+    for theme in ("light", "dark"):
+        base = re.search(rf'html\[data-theme="{theme}"\] \.highlight {{[^}}]*color: (#\w+)', css)
+        assert base, f"no base colour for the {theme} theme's code in pygments.css"
+        for token in PLAIN_TOKENS:
+            rule = re.search(rf'html\[data-theme="{theme}"\] \.highlight \.{token} {{([^}}]*)}}',
+                             css)
+            style = rule.group(1).strip() if rule else ""
+            assert style in ("", f"color: {base.group(1)}"), (
+                f"the {theme} theme styles .{token} ({style}): its spans colour something; "
+                "take it out of PLAIN_TOKENS in tools/sphinx_ext/page_weight.py")
+    coloured = 0
+    for page in page_names():
+        html = (site / page).read_text()
+        left = re.findall(r'<span class="(?:' + "|".join(PLAIN_TOKENS) + r')">', html)
+        assert not left, f"{page}: {len(left)} spans of plain code tokens left"
+        coloured += html.count('<span class="k">')
+    assert coloured, "no highlighted keyword on any page"

@@ -9,7 +9,10 @@
 * myst-nb's embedded ipywidgets state is dropped from every page with a live widget: the site
   shows each control's explorable HTML face, nothing reads the state, and it is page weight;
 * a repeated inline script is removed (sphinx-thebe's config arrives twice in Jupyter Book
-  1.0.4, and the second copy throws a SyntaxError in the reader's console).
+  1.0.4, and the second copy throws a SyntaxError in the reader's console);
+* highlighted code keeps only the spans that colour something: Pygments wraps every name,
+  punctuation mark and space in a span (a third of a chapter page's elements), and the
+  theme's styles give those three classes the code's own colour, light and dark.
 """
 
 from __future__ import annotations
@@ -42,6 +45,22 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
             seen.add(key)
             kept.append(js)
     scripts[:] = kept
+
+
+#: Pygments classes whose colour is the code block's own in both of the theme's styles (names,
+#: punctuation, whitespace): their spans change nothing the reader sees. A test checks the
+#: built pygments.css against this list.
+PLAIN_TOKENS = ("n", "p", "w")
+#: A highlighted block, and a plain token's span inside it (Pygments' spans do not nest).
+HIGHLIGHT = re.compile(r'<div class="highlight"><pre>.*?</pre></div>', re.DOTALL)
+PLAIN_SPAN = re.compile(r'<span class="(?:' + "|".join(PLAIN_TOKENS) + r')">([^<]*)</span>')
+
+
+def plain_code_spans(app, pagename, templatename, context, doctree):
+    """Unwrap the spans of :data:`PLAIN_TOKENS` in the page's highlighted code."""
+    body = context.get("body")
+    if isinstance(body, str) and '<div class="highlight">' in body:
+        context["body"] = HIGHLIGHT.sub(lambda m: PLAIN_SPAN.sub(r"\1", m.group(0)), body)
 
 
 #: sphinx-design's files, which Jupyter Book adds to every page (62 KB).
@@ -244,5 +263,6 @@ def setup(app):
     app.connect("html-page-context", strip_widget_state, priority=400)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", drop_unused_design, priority=900)
+    app.connect("html-page-context", plain_code_spans, priority=900)
     app.connect("build-finished", lighten_site)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
