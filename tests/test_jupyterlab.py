@@ -578,21 +578,21 @@ def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     page, console = reuse if reuse else (None, [])
     ARTIFACTS.mkdir(exist_ok=True)
     with unchanged(chapter) as before:
-        if page is None:
-            page = open_chapter(chromium, server, chapter,
-                                watch=lambda p: p.on("console", lambda m: console.append(m.text)))
-        else:
-            open_chapter(chromium, server, chapter, page=page)
-        done = False
         try:
+            if page is None:
+                page = open_chapter(chromium, server, chapter, watch=lambda p: p.on(
+                    "console", lambda m: console.append(m.text)))
+            else:
+                open_chapter(chromium, server, chapter, page=page)
             problems = walk_problems(page, chapter, before, console)
             close_documents(page)
-            done = True
-            return problems, (page, console)
-        finally:
-            if not done:
+        except BaseException:
+            if page is not None:  # left as it broke: the next walk starts afresh
                 page.close()
+            raise
+        finally:
             server.end_sessions()
+    return problems, (page, console)
 
 
 class Walks:
