@@ -352,7 +352,10 @@ def scroll_through(page, shots: str | None = None) -> None:
         }}
     }}""")
     page.wait_for_timeout(300)
-    if shots:
+    if shots:  # the last cell at the bottom of the screen, not the notebook's empty margin
+        page.evaluate(f"() => Array.from(document.querySelectorAll('{NOTEBOOK} .jp-Cell'))"
+                      ".pop().scrollIntoView({block: 'end'})")
+        page.wait_for_timeout(100)
         page.screenshot(path=str(ARTIFACTS / f"{shots}-bottom.png"))
 
 
