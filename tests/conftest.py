@@ -6,9 +6,9 @@
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
   compare what the chapter derives in the open with what ``lib`` exports;
 * the start of the site's build (``tests/site_build.py``), of the emulated-CPU runs of
-  ``tests/test_portability.py`` and of the JupyterLab walks of ``tests/test_jupyterlab.py``
-  right after collection, so that they overlap the rest of the suite, and the stop of the
-  last two at the end of the session.
+  ``tests/test_portability.py``, of the JupyterLab walks of ``tests/test_jupyterlab.py`` and
+  of the page checks of ``tests/test_browser.py`` right after collection, so that they
+  overlap the rest of the suite, and the stop of the last three at the end of the session.
 """
 
 from __future__ import annotations
@@ -45,9 +45,13 @@ def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
 
 
 #: Tests that only wait for work running in the background (the emulated-CPU runs, the
-#: JupyterLab walks): they go last, so that the rest of the suite runs while they work.
+#: JupyterLab walks, the page checks): they go last, so that the rest of the suite runs while
+#: they work.
 WAITING = ("tests/test_portability.py::test_chapters",
-           "tests/test_jupyterlab.py::test_chapter_in_jupyterlab")
+           "tests/test_jupyterlab.py::test_chapter_in_jupyterlab",
+           "tests/test_browser.py::test_page_in_browser",
+           "tests/test_browser.py::test_page_on_a_phone",
+           "tests/test_browser.py::test_math_and_code_colours_contrast")
 
 
 def pytest_collection_modifyitems(items):
@@ -77,6 +81,11 @@ def pytest_collection_finish(session):
         from tests import test_jupyterlab
 
         test_jupyterlab.WALKS.start(walks)
+    checks = [item for item in session.items if item.nodeid.startswith(WAITING[2:])]
+    if checks:
+        from tests import test_browser
+
+        test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
 
 
 def pytest_sessionfinish(session):
@@ -87,6 +96,8 @@ def pytest_sessionfinish(session):
     test_portability.stop()
     if "tests.test_jupyterlab" in sys.modules:
         sys.modules["tests.test_jupyterlab"].WALKS.stop()
+    if "tests.test_browser" in sys.modules:
+        sys.modules["tests.test_browser"].PAGES.stop()
 
 
 def pytest_terminal_summary(terminalreporter):

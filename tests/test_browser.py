@@ -7,15 +7,19 @@ per view and checked as a reader would meet it:
 
 * **desktop, light theme**: nothing is requested from another host, no request fails (no
   404), no JavaScript exception or console error; every figure has loaded and has alt text;
-  the first screen's math is typeset soon after the load, and every equation once the reader
-  has scrolled to it, with no raw TeX or error text left; every no-kernel control follows its
+  the first screen's math is typeset soon after the load; every no-kernel control follows its
   inputs and each slider announces its shown value (``aria-valuetext``); axe-core finds no
   critical, serious or moderate violation (the contrast of math and code, whose colours every
   page shares, is checked once, on one chapter);
 * **dark theme** (same load): figures keep their light background;
-* **phone** (390 px), **from a file URL** (no server): no display equation is cut off (it
-  fits, or its box scrolls and shows a cue), figure text stays legible, each control's label
-  sits with its value in the screen; math, figures and controls work with no server.
+* **phone** (390 px), **from a file URL** (no server): every equation is typeset once the
+  reader has scrolled to it, with no MathJax error, raw TeX or error text left; no display
+  equation is cut off (it fits, or its box scrolls and shows a cue), figure text stays
+  legible, each control's label sits with its value in the screen; figures and controls work
+  with no server.
+
+These page checks run in a thread of their own from the end of collection on
+(:data:`PAGES`), beside the rest of the suite, as the JupyterLab walks do.
 
 And once: the skip links lead to each control, search results show math as text, and Live
 Code explains offline that it needs a network. Screenshots (each page's first screen, light,
@@ -24,11 +28,14 @@ dark and phone, and each control) go to ``tests/artifacts/``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import shutil
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -68,24 +75,44 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def server():
-    handler = functools.partial(Quiet, directory=str(built_site()))
+@contextlib.contextmanager
+def serving(directory: Path):
+    """The folder served on 127.0.0.1 (a free port), as its URL."""
+    handler = functools.partial(Quiet, directory=str(directory))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@contextlib.contextmanager
+def launched():
+    """Debian's Chromium, headless, with every host but 127.0.0.1 unresolvable."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-gpu"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(built_site()) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=[
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-gpu"])
+    pytest.importorskip("playwright.sync_api")
+    with launched() as b:
         yield b
-        b.close()
 
 
 class Visit:
@@ -145,10 +172,11 @@ async () => {
 }
 """
 
-# Typesets every equation (as if the reader scrolled through) and reports what a reader sees.
+# Reports what a reader sees; with ``true``, after typesetting every equation (as if the reader
+# had scrolled through the page).
 INSPECT = r"""
-async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+async (typesetAll) => {
+  if (typesetAll && window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
     const doc = MathJax.startup.document;
     if (doc.lazyTypesetAll) { await doc.lazyTypesetAll(); }
@@ -431,12 +459,7 @@ def page_problems(v: Visit, origin: str) -> list[str]:
 
 def content_problems(info: dict) -> list[str]:
     """Figures without pictures or alt text, untypeset math, raw TeX, error text."""
-    problems = []
-    for img in info["images"]:
-        if not img["ok"]:
-            problems.append(f"figure did not load: {img['src']}")
-        if not img["alt"].strip():
-            problems.append(f"figure without alt text: {img['src']}")
+    problems = image_problems(info)
     if info["mathSources"]:
         if not info["hasMathJax"]:
             problems.append("the page has math but MathJax did not load")
@@ -472,17 +495,24 @@ def control_problems(results: list[dict]) -> list[str]:
 CONTRAST_SHARED = [["mjx-container"], ["div.highlight"]]
 
 
+AXE_RUNS = """async (contrastContext) => {
+  const other = await axe.run(document, {rules: {'color-contrast': {enabled: false}},
+                                         resultTypes: ['violations']});
+  const contrast = await axe.run(contrastContext || document,
+                                 {runOnly: ['color-contrast'], resultTypes: ['violations']});
+  return other.violations.concat(contrast.violations);
+}"""
+
+
 def axe_problems(page, contrast_everywhere: bool = False) -> list[str]:
     """axe-core's violations at :data:`AXE_FAILING` impacts: every rule on the whole page, the
-    colour contrast of text outside :data:`CONTRAST_SHARED` (everywhere if asked)."""
+    colour contrast of text outside :data:`CONTRAST_SHARED` (everywhere if asked). axe is
+    injected once and runs twice (two runs, since a rule cannot have a context of its own)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    axe = Axe()
-    violations = axe.run(page, options={"rules": {"color-contrast": {"enabled": False}},
-                                        "resultTypes": ["violations"]}).response["violations"]
+    page.evaluate(Axe().axe_script)
     context = None if contrast_everywhere else {"exclude": CONTRAST_SHARED}
-    violations += axe.run(page, context=context, options={
-        "runOnly": ["color-contrast"], "resultTypes": ["violations"]}).response["violations"]
+    violations = page.evaluate(AXE_RUNS, context)
     return [f"axe {v['impact']} {v['id']}: {v['help']} at "
             f"{[n['target'] for n in v['nodes']][:3]}"
             for v in violations if v["impact"] in AXE_FAILING]
@@ -508,71 +538,185 @@ def screenshots(v: Visit, name: str, view: str) -> None:
         control.screenshot(path=ARTIFACTS / f"{name}-{view}-control-{n + 1}.png")
 
 
-@pytest.mark.parametrize("page", page_names())
-def test_page_in_browser(server, visit, page):
-    v = visit(f"{server}/{page}")
-    first_screen = v.js(FIRST_SCREEN)
-    # axe before the rest of the math is typeset: a typeset chapter has twice the elements
-    # (MathJax's glyphs), which only slow axe down; the first screen's math is typeset, and
-    # test_math_and_code_colours_contrast checks a whole typeset page
-    seen = len(v.requests), len(v.failed), len(v.console)
-    problems = axe_problems(v.page)
-    # axe reads the style sheets itself (its CSSOM preload) and resolves a sheet's @import
-    # against the page, a 404 of its own: what it requested is not the page's
-    del v.requests[seen[0]:], v.failed[seen[1]:], v.console[seen[2]:]
-    info = v.js(INSPECT)
-    name = page.replace("/", "_").removesuffix(".html")
-    screenshots(v, name, "light")
+def image_problems(info: dict) -> list[str]:
+    """Figures that did not load, or have no alt text."""
+    problems = []
+    for img in info["images"]:
+        if not img["ok"]:
+            problems.append(f"figure did not load: {img['src']}")
+        if not img["alt"].strip():
+            problems.append(f"figure without alt text: {img['src']}")
+    return problems
 
-    problems += page_problems(v, server) + content_problems(info)
-    if first_screen["count"] and first_screen["ms"] > 1000 * FIRST_SCREEN_SECONDS:
-        problems.append(f"first screen's math typeset {first_screen['ms'] / 1000:.1f} s "
-                        "after the load")
-    if info["explorables"]:
-        results = v.js(EXPLORE)
-        assert results, "explorable controls without inputs"
-        problems += control_problems(results) + dead_parameters(v)
-    problems += dark_problems(v, name)
+
+def desktop_problems(browser, server: str, site: Path, page: str) -> list[str]:
+    """What a reader at a desk meets on ``page``, served: see :func:`test_page_in_browser`."""
+    v = Visit(browser, f"{server}/{page}")
+    try:
+        first_screen = v.js(FIRST_SCREEN)
+        # axe on the page as loaded: the first screen's math is typeset, the rest not yet (a
+        # typeset chapter has twice the elements, MathJax's glyphs, which only slow axe down);
+        # the phone view typesets every equation, and test_math_and_code_colours_contrast
+        # checks a whole typeset page
+        seen = len(v.requests), len(v.failed), len(v.console)
+        problems = axe_problems(v.page)
+        # axe reads the style sheets itself (its CSSOM preload) and resolves a sheet's
+        # @import against the page, a 404 of its own: what it requested is not the page's
+        del v.requests[seen[0]:], v.failed[seen[1]:], v.console[seen[2]:]
+        info = v.js(INSPECT, False)
+        name = page.replace("/", "_").removesuffix(".html")
+        screenshots(v, name, "light")
+        problems += page_problems(v, server) + image_problems(info)
+        if first_screen["count"] and first_screen["ms"] > 1000 * FIRST_SCREEN_SECONDS:
+            problems.append(f"first screen's math typeset {first_screen['ms'] / 1000:.1f} s "
+                            "after the load")
+        if info["explorables"]:
+            results = v.js(EXPLORE)
+            if not results:
+                problems.append("explorable controls without inputs")
+            problems += control_problems(results) + dead_parameters(v)
+        return problems + dark_problems(v, name)
+    finally:
+        v.close()
+
+
+def phone_problems(browser, server: str, site: Path, page: str) -> list[str]:
+    """What a reader on a phone meets on ``page``, opened from disk: see
+    :func:`test_page_on_a_phone_from_a_file_url`."""
+    v = Visit(browser, (site / page).as_uri(), viewport=PHONE)
+    try:
+        info = v.js(INSPECT, True)
+        for _ in range(20):  # the scroll cues follow the typeset sizes, a frame or two later
+            phone = v.js(PHONE_CHECK, [MIN_TEXT_PX, HOUSE_TEXT_PX])
+            if not phone:
+                break
+            v.page.wait_for_timeout(100)
+        screenshots(v, page.replace("/", "_").removesuffix(".html"), "phone")
+        problems = page_problems(v, site.as_uri()) + phone + v.js(PIECES_CHECK)
+        problems += content_problems(info)
+        if info["explorables"]:
+            problems += [f"control shows the wrong picture from a file URL: {r}"
+                         for r in v.js(EXPLORE) if r["wrong"]]
+        return problems
+    finally:
+        v.close()
+
+
+def shared_contrast_problems(browser, server: str, site: Path, page: None = None) -> list[str]:
+    """axe's colour contrast of typeset math and highlighted code (left out page by page, see
+    :data:`CONTRAST_SHARED`), on the shortest chapter that has both."""
+    page = min((p for p in page_names() if 'class="highlight' in (site / p).read_text()),
+               key=lambda p: (site / p).stat().st_size)
+    v = Visit(browser, f"{server}/{page}")
+    try:
+        v.js(INSPECT, True)
+        problems = []
+        for what in ("mjx-container", "div.highlight"):
+            if not v.js(f"() => document.querySelectorAll('main {what}').length"):
+                problems.append(f"{page} has no {what} left to check the contrast of")
+        return problems + [f"{page}: {p}" for p in axe_problems(v.page, contrast_everywhere=True)]
+    finally:
+        v.close()
+
+
+class PageChecks:
+    """The checks of every page as a reader meets it (desktop, dark theme, phone) and of the
+    shared colours, in a thread of their own with their own server and browser, started right
+    after collection (``tests/conftest.py``), as the JupyterLab walks are: a check mostly waits
+    on the browser, so the rest of the suite runs meanwhile. Each test waits for its own."""
+
+    CHECKS = {"desktop": desktop_problems, "phone": phone_problems,
+              "contrast": shared_contrast_problems}
+
+    def __init__(self):
+        self.results: dict[tuple[str, str | None], list[str] | BaseException] = {}
+        self.thread: threading.Thread | None = None
+        self.stopping = False
+
+    TESTS = {"test_page_in_browser": "desktop", "test_page_on_a_phone_from_a_file_url": "phone",
+             "test_math_and_code_colours_contrast": "contrast"}
+
+    @classmethod
+    def job(cls, item) -> tuple[str, str | None]:
+        """The check a collected test waits for: (kind, page)."""
+        params = getattr(item, "callspec", None)
+        return cls.TESTS[item.originalname], params.params["page"] if params else None
+
+    def start(self, jobs: list[tuple[str, str | None]] | None = None) -> None:
+        """Start the checks ``jobs`` (default: every page's and the shared colours'), once."""
+        if self.thread is None and CHROMIUM is not None:
+            if jobs is None:
+                jobs = [(kind, page) for page in page_names() for kind in ("desktop", "phone")]
+                jobs.append(("contrast", None))
+            self.thread = threading.Thread(target=self._run, args=(list(jobs),),
+                                           name="page-checks", daemon=True)
+            self.thread.start()
+
+    def _run(self, jobs: list[tuple[str, str | None]]) -> None:
+        try:
+            site = built_site()
+            with serving(site) as server, launched() as b:
+                for kind, page in jobs:
+                    if self.stopping:
+                        break
+                    try:
+                        self.results[kind, page] = self.CHECKS[kind](b, server, site, page)
+                    except Exception as exc:  # this check broke: report it, go on
+                        self.results[kind, page] = exc
+        except BaseException as exc:  # no site or no browser: every check reports it
+            for job in jobs:
+                self.results.setdefault(job, exc)
+
+    def result(self, kind: str, page: str | None = None) -> list[str]:
+        """The problems found (raises what broke the check)."""
+        self.start()
+        deadline = time.monotonic() + timeouts.seconds(timeouts.PAGE_CHECKS)
+        while (kind, page) not in self.results:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise AssertionError(f"no {kind} check of {page} within "
+                                     f"{timeouts.seconds(timeouts.PAGE_CHECKS):.0f} s")
+            time.sleep(0.2)
+        found = self.results[kind, page]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def stop(self) -> None:
+        """Stop after the current check (a session cut short)."""
+        if self.thread is not None and self.thread.is_alive():
+            self.stopping = True
+            self.thread.join(60)
+
+
+PAGES = PageChecks()
+
+
+@pytest.mark.parametrize("page", page_names())
+def test_page_in_browser(page):
+    """Desktop, light theme, served: nothing requested from another host, no failed request,
+    exception or console error; every figure loaded, with alt text; the first screen's math
+    typeset soon after the load; every control follows its inputs and no parameter is dead;
+    axe finds nothing at :data:`AXE_FAILING` impacts; and, in the dark theme, figures keep
+    their light background. (The checks run in :data:`PAGES`' thread; this waits for its.)"""
+    problems = PAGES.result("desktop", page)
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
 
 
 @pytest.mark.parametrize("page", page_names())
-def test_page_on_a_phone_from_a_file_url(visit, page):
+def test_page_on_a_phone_from_a_file_url(page):
     """At 390 px no equation is cut off, figure text stays legible, controls stay usable; and
     the page works opened straight from disk (``_build/html/<page>``: no server, no network):
-    it typesets its math, shows its figures and runs its controls' script."""
-    site = built_site()
-    v = visit((site / page).as_uri(), viewport=PHONE)
-    info = v.js(INSPECT)
-    for _ in range(20):  # the scroll cues follow the typeset sizes, a frame or two later
-        phone = v.js(PHONE_CHECK, [MIN_TEXT_PX, HOUSE_TEXT_PX])
-        if not phone:
-            break
-        v.page.wait_for_timeout(100)
-    screenshots(v, page.replace("/", "_").removesuffix(".html"), "phone")
-    problems = page_problems(v, site.as_uri()) + phone + v.js(PIECES_CHECK)
-    problems += [f"figure did not load from a file URL: {img['src']}"
-                 for img in info["images"] if not img["ok"]]
-    if info["typeset"] != info["mathSources"]:
-        problems.append(f"{info['typeset']} of {info['mathSources']} equations typeset "
-                        "from a file URL")
-    if info["explorables"]:
-        problems += [f"control shows the wrong picture from a file URL: {r}"
-                     for r in v.js(EXPLORE) if r["wrong"]]
+    every equation typesets, with no MathJax error, raw TeX or error text left; figures load
+    and have alt text; the controls' script runs."""
+    problems = PAGES.result("phone", page)
     assert not problems, f"{page} at 390 px, from a file URL:\n  " + "\n  ".join(problems)
 
 
-def test_math_and_code_colours_contrast(server, visit):
+def test_math_and_code_colours_contrast():
     """The colour contrast of typeset math and highlighted code (left out page by page, see
     :data:`CONTRAST_SHARED`), on the shortest chapter that has both."""
-    site = built_site()
-    page = min((p for p in page_names() if 'class="highlight' in (site / p).read_text()),
-               key=lambda p: (site / p).stat().st_size)
-    v = visit(f"{server}/{page}")
-    v.js(INSPECT)
-    assert v.js("() => document.querySelectorAll('main mjx-container').length") > 0
-    assert v.js("() => document.querySelectorAll('main div.highlight').length") > 0
-    assert not axe_problems(v.page, contrast_everywhere=True)
+    problems = PAGES.result("contrast")
+    assert not problems, "\n  ".join(problems)
 
 
 def chapter_with_controls() -> str:

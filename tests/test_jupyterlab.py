@@ -121,6 +121,10 @@ class JupyterLab:
             self.session.delete(f"{self.base}/api/sessions/{session['id']}",
                                 timeout=timeouts.seconds(timeouts.HTTP))
 
+    def file(self, chapter: Path) -> Path:
+        """The copy of ``chapter`` (a path in the repository) this JupyterLab serves."""
+        return self.root / chapter.relative_to(ROOT)
+
     def url(self, path: str) -> str:
         return f"{self.base}/lab/tree/{urllib.parse.quote(path)}?reset&token={self.token}"
 
@@ -135,9 +139,26 @@ class JupyterLab:
         self.log.close()
 
 
+#: What JupyterLab reads of the project: the chapters and their assets, the bibliography,
+#: jupytext's settings and the book's configuration. (``lib`` is installed: a chapter's
+#: kernel imports the checkout's.)
+LAB_FILES = ("book", "references.bib", "jupytext.toml", "pyproject.toml", "postBuild",
+             "_config.yml", "_toc.yml")
+
+
 @contextlib.contextmanager
-def running_lab(root: Path = ROOT):
+def running_lab():
+    """A JupyterLab serving a private copy of the project's files (:data:`LAB_FILES`): what
+    a learner's saves write goes there, so the chapters on disk, which the rest of the suite
+    reads meanwhile, are never rewritten (Jupyter's save truncates a file, then writes it)."""
     with tempfile.TemporaryDirectory(prefix="jupyterlab-") as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        for name in LAB_FILES:
+            if (ROOT / name).is_dir():
+                shutil.copytree(ROOT / name, root / name)
+            else:
+                shutil.copy2(ROOT / name, root / name)
         lab = JupyterLab(Path(tmp), root)
         try:
             yield lab
@@ -153,10 +174,8 @@ def lab():
 
 @contextlib.contextmanager
 def unchanged(path: Path):
-    """Restore ``path`` afterwards, whatever a test did to it; yields its original bytes.
-
-    Its modification time is restored too: a save that wrote the same bytes must not make
-    the site's build (running beside the walks) read the chapter again."""
+    """Restore ``path`` (a chapter's copy in a JupyterLab's folder) afterwards, whatever a
+    test did to it, with its modification time; yields its original bytes."""
     before, stat = path.read_bytes(), path.stat()
     try:
         yield before
@@ -166,8 +185,9 @@ def unchanged(path: Path):
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def rel(chapter: Path, root: Path = ROOT) -> str:
-    return str(chapter.relative_to(root))
+def rel(chapter: Path) -> str:
+    """``chapter``'s path in the repository, and in a JupyterLab's copy of it."""
+    return str(chapter.relative_to(ROOT))
 
 
 # -- the chapters' source ---------------------------------------------------------------------
@@ -217,7 +237,8 @@ def test_extensions_enabled_and_compatible(lab):
 
 @pytest.mark.parametrize("chapter", chapter_paths(), ids=lambda p: p.stem)
 def test_contents_api_round_trip_keeps_the_file(lab, chapter):
-    with unchanged(chapter) as before:
+    before = chapter.read_bytes()
+    with unchanged(lab.file(chapter)):
         model = lab.contents(rel(chapter))
         assert model["type"] == "notebook", f"{chapter.name} opened as {model['type']}"
         nb = model["content"]
@@ -225,7 +246,7 @@ def test_contents_api_round_trip_keeps_the_file(lab, chapter):
         got = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
         assert got == expected, "the server's notebook has other code cells than the chapter"
         lab.save(rel(chapter), model)
-        after = chapter.read_bytes()
+        after = lab.file(chapter).read_bytes()
     assert after == before, (
         f"saving the unedited {chapter.name} through the contents API rewrote it; run "
         f"`.venv/bin/python tools/lab_compat.py {rel(chapter)}` and commit the result")
@@ -302,10 +323,10 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
         page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
         if watch:
             watch(page)
-        page.goto(lab.url(rel(chapter, lab.root)))
+        page.goto(lab.url(rel(chapter)))
     else:
         page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', "
-                      "{path}); }", rel(chapter, lab.root))
+                      "{path}); }", rel(chapter))
     page.wait_for_selector(NOTEBOOK + " .jp-Cell", timeout=timeout * 1000)
     nb = read_chapter(chapter)
     n_md = sum(c.cell_type == "markdown" for c in nb.cells)
@@ -521,7 +542,7 @@ def save(page, timeout: float | None = None) -> None:
                            timeout=(timeout or timeouts.seconds(timeouts.LAB_SAVE)) * 1000)
 
 
-def walk_problems(page, chapter: Path, before: bytes, console: list[str]) -> list[str]:
+def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[str]:
     """What a learner would find wrong in ``chapter`` open in JupyterLab (see the test)."""
     nb = read_chapter(chapter)
     folded = sum(c.cell_type == "code" and bool(c.metadata.get("jupyter", {}).get("source_hidden"))
@@ -556,7 +577,7 @@ def walk_problems(page, chapter: Path, before: bytes, console: list[str]) -> lis
         solution.first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"lab-{chapter.stem}-solution.png"))
     save(page)
-    if chapter.read_bytes() != before:
+    if saved.read_bytes() != chapter.read_bytes():
         problems.append("saving the notebook rewrote the chapter's file")
     problems += [f"console: {t[:200]}" for t in console
                  if any(w in t for w in VERSION_WARNINGS)][:3]
@@ -572,7 +593,7 @@ def close_documents(page) -> None:
 
 def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     """Open ``chapter`` in ``server``'s JupyterLab and walk through it (:func:`walk_problems`);
-    the file is restored afterwards whatever happened, and the chapter's kernel shut down.
+    its copy is restored afterwards whatever happened, and the chapter's kernel shut down.
 
     ``reuse`` is what the previous walk returned: its page, with JupyterLab loaded and no
     document open, and that page's console log; the chapter opens there. Returns the problems
@@ -580,14 +601,14 @@ def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     JupyterLab afresh)."""
     page, console = reuse if reuse else (None, [])
     ARTIFACTS.mkdir(exist_ok=True)
-    with unchanged(chapter) as before:
+    with unchanged(server.file(chapter)):
         try:
             if page is None:
                 page = open_chapter(chromium, server, chapter, watch=lambda p: p.on(
                     "console", lambda m: console.append(m.text)))
             else:
                 open_chapter(chromium, server, chapter, page=page)
-            problems = walk_problems(page, chapter, before, console)
+            problems = walk_problems(page, chapter, server.file(chapter), console)
             close_documents(page)
         except BaseException:
             if page is not None:  # left as it broke: the next walk starts afresh
@@ -680,7 +701,7 @@ def lab_latencies(presses: int = 9) -> dict[str, dict]:
     out = {}
     with running_lab() as server, browser() as chromium:
         for chapter in chapter_paths():
-            with unchanged(chapter):
+            with unchanged(server.file(chapter)):
                 page = open_chapter(chromium, server, chapter)
                 run_all(page)
                 counts = live_controls(page, expected_controls(chapter))

@@ -15,6 +15,7 @@ import os
 
 #: Quiet-machine limits, in seconds.
 PAGE_ACTION = 30  # a Playwright action or wait (screenshot, selector)
+PAGE_CHECKS = 600  # every page check of the site up to a page's
 LAB_OPEN = 90  # a chapter opened in JupyterLab; its next Markdown cell rendered; its kernel idle
 LAB_RUN_ALL = 120  # Run All in JupyterLab: the next code cell finished
 LAB_WALK = 900  # every walk up to a chapter's
