@@ -296,6 +296,16 @@ JS_STATE = """() => {
       .map(e => e.innerText.slice(0, 300)),
   };
 }""".replace("NOTEBOOK", NOTEBOOK)
+# How far the open notebook's Markdown has rendered, cheaply: polled while a chapter opens,
+# so it reads textContent (no layout), where JS_STATE's innerText lays the notebook out.
+JS_RENDERED = """() => {
+  const nb = document.querySelector('NOTEBOOK');
+  if (!nb) return null;
+  const md = Array.from(nb.querySelectorAll('.jp-MarkdownCell'));
+  const done = md.map(c => !!(c.querySelector('.myst') || {}).textContent);
+  return {markdown: md.length, rendered: done.filter(Boolean).length,
+          unrendered: done.map((d, i) => d ? -1 : i).filter(i => i >= 0).slice(0, 5)};
+}""".replace("NOTEBOOK", NOTEBOOK)
 
 
 @contextlib.contextmanager
@@ -334,7 +344,7 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
     # ``timeout`` seconds (a busy machine renders slowly; a broken cell never renders)
     last, deadline = None, time.monotonic() + timeout
     while True:
-        state = page.evaluate(JS_STATE)
+        state = page.evaluate(JS_RENDERED)
         if state and state["markdown"] == state["rendered"] == n_md:
             break
         progress = state and (state["markdown"], state["rendered"])
@@ -348,10 +358,12 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
                 f"{chapter.name}: {state and state['rendered']} of {n_md} Markdown cells "
                 f"rendered, and none more in {timeout:.0f} s; not rendered: {stuck}")
         page.wait_for_timeout(250)
-    page.wait_for_function(  # the kernel is up and idle
+    # the kernel is up and idle (waits here poll every 100 ms: Playwright's default, every
+    # animation frame, keeps the renderer drawing frames for as long as it waits)
+    page.wait_for_function(
         "() => window.jupyterapp && document.querySelector("
         "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
-        "[data-status=\"idle\"]')", timeout=timeout * 1000)
+        "[data-status=\"idle\"]')", timeout=timeout * 1000, polling=100)
     return page
 
 
@@ -539,7 +551,8 @@ def save(page, timeout: float | None = None) -> None:
     """Save the notebook as from File > Save; wait until it is no longer marked modified."""
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
-                           timeout=(timeout or timeouts.seconds(timeouts.LAB_SAVE)) * 1000)
+                           timeout=(timeout or timeouts.seconds(timeouts.LAB_SAVE)) * 1000,
+                           polling=100)
 
 
 def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[str]:
@@ -588,7 +601,7 @@ def close_documents(page) -> None:
     """Close every document open in the page's JupyterLab (a walk has saved its notebook)."""
     page.evaluate("() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
                   " w.dispose(); }")
-    page.wait_for_function(f"() => !document.querySelector('{NOTEBOOK}')")
+    page.wait_for_function(f"() => !document.querySelector('{NOTEBOOK}')", polling=100)
 
 
 def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
