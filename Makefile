@@ -72,6 +72,8 @@ clean:
 freeze: $(STAMP)
 	{ echo "# Pinned environment for the site, the notebooks, the tests and Binder."; \
 	  echo "# Regenerate with: make freeze  (then review the diff)."; \
+	  echo "# jsonschema stays below 4.25: from 4.25 on, with rfc3987-syntax, every Jupyter process"; \
+	  echo "# (server, kernel manager, nbval, the build) builds a Lark grammar at import: 0.7 s each."; \
 	  $(PY) -m pip freeze --exclude-editable; echo "-e ."; } > requirements.txt
 
 # Benchmarks: prints a table with targets, writes benchmarks/results.json.
