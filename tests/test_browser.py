@@ -34,12 +34,12 @@ import http.server
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from tests import timeouts
+from tests.background import Background
 from tests.nbharness import ROOT
 from tests.site_build import built_site, page_names
 
@@ -619,20 +619,16 @@ def shared_contrast_problems(browser, server: str, site: Path, page: None = None
         v.close()
 
 
-class PageChecks:
+class PageChecks(Background):
     """The checks of every page as a reader meets it (desktop, dark theme, phone) and of the
     shared colours, in a thread of their own with their own server and browser, started right
     after collection (``tests/conftest.py``), as the JupyterLab walks are: a check mostly waits
-    on the browser, so the rest of the suite runs meanwhile. Each test waits for its own."""
+    on the browser, so the rest of the suite runs meanwhile. A job is ``(kind, page)``."""
 
+    name = "page-checks"
+    limit = timeouts.PAGE_CHECKS
     CHECKS = {"desktop": desktop_problems, "phone": phone_problems,
               "contrast": shared_contrast_problems}
-
-    def __init__(self):
-        self.results: dict[tuple[str, str | None], list[str] | BaseException] = {}
-        self.thread: threading.Thread | None = None
-        self.stopping = False
-
     TESTS = {"test_page_in_browser": "desktop", "test_page_on_a_phone_from_a_file_url": "phone",
              "test_math_and_code_colours_contrast": "contrast"}
 
@@ -642,50 +638,22 @@ class PageChecks:
         params = getattr(item, "callspec", None)
         return cls.TESTS[item.originalname], params.params["page"] if params else None
 
-    def start(self, jobs: list[tuple[str, str | None]] | None = None) -> None:
-        """Start the checks ``jobs`` (default: every page's and the shared colours'), once."""
-        if self.thread is None and CHROMIUM is not None:
-            if jobs is None:
-                jobs = [(kind, page) for page in page_names() for kind in ("desktop", "phone")]
-                jobs.append(("contrast", None))
-            self.thread = threading.Thread(target=self._run, args=(list(jobs),),
-                                           name="page-checks", daemon=True)
-            self.thread.start()
+    def available(self) -> bool:
+        return CHROMIUM is not None
 
-    def _run(self, jobs: list[tuple[str, str | None]]) -> None:
-        try:
-            site = built_site()
-            with serving(site) as server, launched() as b:
-                for kind, page in jobs:
-                    if self.stopping:
-                        break
-                    try:
-                        self.results[kind, page] = self.CHECKS[kind](b, server, site, page)
-                    except Exception as exc:  # this check broke: report it, go on
-                        self.results[kind, page] = exc
-        except BaseException as exc:  # no site or no browser: every check reports it
-            for job in jobs:
-                self.results.setdefault(job, exc)
+    def default_jobs(self) -> list[tuple[str, str | None]]:
+        """Every page's desktop and phone checks, and the shared colours'."""
+        return [(kind, page) for page in page_names() for kind in ("desktop", "phone")] + [
+            ("contrast", None)]
 
-    def result(self, kind: str, page: str | None = None) -> list[str]:
-        """The problems found (raises what broke the check)."""
-        self.start()
-        deadline = time.monotonic() + timeouts.seconds(timeouts.PAGE_CHECKS)
-        while (kind, page) not in self.results:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise AssertionError(f"no {kind} check of {page} within "
-                                     f"{timeouts.seconds(timeouts.PAGE_CHECKS):.0f} s")
-            time.sleep(0.2)
-        found = self.results[kind, page]
-        if isinstance(found, BaseException):
-            raise found
-        return found
+    @contextlib.contextmanager
+    def session(self):
+        site = built_site()
+        with serving(site) as server, launched() as b:
+            yield lambda job: self.CHECKS[job[0]](b, server, site, job[1])
 
-    def stop(self) -> None:
-        """Stop after the current check (a session cut short)."""
-        if self.thread is not None and self.thread.is_alive():
-            self.stopping = True
-            self.thread.join(60)
+    def describe(self, job) -> str:
+        return f"{job[0]} check of {job[1]}"
 
 
 PAGES = PageChecks()
@@ -698,7 +666,7 @@ def test_page_in_browser(page):
     typeset soon after the load; every control follows its inputs and no parameter is dead;
     axe finds nothing at :data:`AXE_FAILING` impacts; and, in the dark theme, figures keep
     their light background. (The checks run in :data:`PAGES`' thread; this waits for its.)"""
-    problems = PAGES.result("desktop", page)
+    problems = PAGES.result(("desktop", page))
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
 
 
@@ -708,14 +676,14 @@ def test_page_on_a_phone_from_a_file_url(page):
     the page works opened straight from disk (``_build/html/<page>``: no server, no network):
     every equation typesets, with no MathJax error, raw TeX or error text left; figures load
     and have alt text; the controls' script runs."""
-    problems = PAGES.result("phone", page)
+    problems = PAGES.result(("phone", page))
     assert not problems, f"{page} at 390 px, from a file URL:\n  " + "\n  ".join(problems)
 
 
 def test_math_and_code_colours_contrast():
     """The colour contrast of typeset math and highlighted code (left out page by page, see
     :data:`CONTRAST_SHARED`), on the shortest chapter that has both."""
-    problems = PAGES.result("contrast")
+    problems = PAGES.result(("contrast", None))
     assert not problems, "\n  ".join(problems)
 
 

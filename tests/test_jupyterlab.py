@@ -30,7 +30,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -40,6 +39,7 @@ import pytest
 import requests
 
 from tests import timeouts
+from tests.background import Background
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -632,62 +632,49 @@ def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     return problems, (page, console)
 
 
-class Walks:
+class Walks(Background):
     """The walks through every chapter, in a thread of their own with their own JupyterLab and
     browser, started right after collection (``tests/conftest.py``): a walk mostly waits on the
-    browser and the kernel, so the rest of the suite runs meanwhile."""
+    browser and the kernel, so the rest of the suite runs meanwhile. A job is a chapter."""
+
+    name = "jupyterlab-walks"
+    limit = timeouts.LAB_WALK
 
     def __init__(self):
-        self.results: dict[Path, list[str] | BaseException] = {}
-        self.thread: threading.Thread | None = None
+        super().__init__()
         self.server: JupyterLab | None = None
-        self.stopping = False
 
-    def start(self, chapters=None) -> None:
-        """Start walking through ``chapters`` (default: every chapter), once."""
-        if self.thread is None and CHROMIUM is not None:
-            chapters = list(chapters or chapter_paths())
-            self.thread = threading.Thread(target=self._run, args=(chapters,),
-                                           name="jupyterlab-walks", daemon=True)
-            self.thread.start()
+    def available(self) -> bool:
+        return CHROMIUM is not None
 
-    def _run(self, chapters: list[Path]) -> None:
-        try:
-            with running_lab() as server, browser() as chromium:
-                self.server = server
-                reuse = None  # JupyterLab's page, loaded once for every walk
-                for chapter in chapters:
-                    if self.stopping:
-                        break
-                    try:
-                        self.results[chapter], reuse = walk(server, chromium, chapter, reuse)
-                    except Exception as exc:  # this chapter's walk broke: report it, go on
-                        self.results[chapter], reuse = exc, None
-        except BaseException as exc:  # no JupyterLab or no browser: every walk reports it
-            for chapter in chapters:
-                self.results.setdefault(chapter, exc)
+    def default_jobs(self) -> list[Path]:
+        return chapter_paths()
 
-    def result(self, chapter: Path, timeout: float | None = None):
-        """The problems found in ``chapter`` (raises what broke its walk)."""
-        self.start()
-        timeout = timeout or timeouts.seconds(timeouts.LAB_WALK)
-        deadline = time.monotonic() + timeout
-        while chapter not in self.results:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise AssertionError(f"no walk through {chapter.name} within {timeout} s")
-            time.sleep(0.5)
-        found = self.results[chapter]
-        if isinstance(found, BaseException):
-            raise found
-        return found
+    @contextlib.contextmanager
+    def session(self):
+        with running_lab() as server, browser() as chromium:
+            self.server = server
+            reuse = None  # JupyterLab's page, loaded once for every walk
+
+            def run(chapter: Path) -> list[str]:
+                nonlocal reuse
+                try:
+                    problems, reuse = walk(server, chromium, chapter, reuse)
+                except Exception:  # a walk that broke: the next one loads JupyterLab afresh
+                    reuse = None
+                    raise
+                return problems
+
+            yield run
+
+    def describe(self, chapter: Path) -> str:
+        return f"walk through {chapter.name}"
 
     def stop(self) -> None:
         """Stop after the current walk (a session cut short); stop the JupyterLab server."""
-        if self.thread is not None and self.thread.is_alive():
-            self.stopping = True
-            self.thread.join(60)
-            if self.thread.is_alive() and self.server is not None:
-                self.server.stop()
+        super().stop()
+        if self.thread is not None and self.thread.is_alive() and self.server is not None:
+            self.server.stop()
 
 
 WALKS = Walks()
