@@ -1,6 +1,6 @@
 """The appendix simulation of the Expectation and Variance note, reproduced digit for digit.
 
-The note's pure-Python program lives in one file, ``book/_code/seed_note.py`` (:data:`PROGRAM`),
+The note's pure-Python program lives in one file, ``lib/_seed/seed_note.py`` (:data:`PROGRAM`),
 verbatim; the chapter shows that file and this module runs it. :func:`seed_report_reference`
 executes the whole program (``random.seed(0)``, ``N = 20000``, or another ``N``) and returns
 what it prints. :func:`seed_report_fast` returns the same text with the table computed by a
@@ -29,7 +29,7 @@ __all__ = ["D_KS", "PROGRAM", "seed_report_fast", "seed_report_reference"]
 D_KS = (4, 64, 512)
 
 #: The note's program, verbatim (the chapter's appendix includes this file).
-PROGRAM = Path(__file__).resolve().parent.parent / "book" / "_code" / "seed_note.py"
+PROGRAM = Path(__file__).resolve().parent / "_seed" / "seed_note.py"
 
 
 def _program(n: int) -> list[ast.stmt]:

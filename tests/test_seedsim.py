@@ -34,9 +34,10 @@ scaled max p(1-p) = 0.2496
 
 def test_the_chapter_shows_the_program_that_runs():
     """The appendix's listing is a literalinclude of the file seedsim runs: one copy."""
-    chapter = (seedsim.PROGRAM.parents[1] / "expectation-variance.md").read_text(encoding="utf-8")
-    assert "```{literalinclude} _code/seed_note.py" in chapter
-    assert seedsim.PROGRAM.parent.name == "_code" and seedsim.PROGRAM.is_file()
+    chapter = seedsim.PROGRAM.parents[2] / "book" / "expectation-variance.md"
+    chapter = chapter.read_text(encoding="utf-8")
+    assert "```{literalinclude} ../lib/_seed/seed_note.py" in chapter
+    assert seedsim.PROGRAM.parent.name == "_seed" and seedsim.PROGRAM.is_file()
     assert "random.seed(0)" not in chapter  # no second copy of the program in the prose
 
 
