@@ -175,21 +175,50 @@ def test_a_cell_holding_two_sections_is_split_between_them():
 # The budget, read from the built page.
 
 
+#: Chapters whose visible path is still over VISIBLE_BUDGET_MINUTES, by name, in this one place:
+#: each chapter's issue takes its name out when the chapter fits (issue 35's template).
+STILL_OVER_VISIBLE_BUDGET: set[str] = set()
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
 def test_core_path_fits_its_budget_and_its_stated_reading_time(path):
+    """The opening box promises the minutes of what the page shows unfolded (prose, visible
+    code and outputs, :func:`wordcount.count_visible`), within 10%; those are at most
+    VISIBLE_BUDGET_MINUTES, and the core prose stays within its budget of words."""
     from tests.site_build import built_site
 
-    page = built_site() / path.relative_to(ROOT).with_suffix(".html")
-    count = wordcount.count_html(page.read_text(encoding="utf-8"))
+    html = (built_site() / path.relative_to(ROOT).with_suffix(".html")).read_text("utf-8")
+    count, seen = wordcount.count_html(html), wordcount.count_visible(html)
     assert count.core <= wordcount.CORE_BUDGET, (
         f"{path.name}: the core path has {count.core} words, over the budget of "
         f"{wordcount.CORE_BUDGET}: move proofs, caveats and extra experiments into Going deeper")
     stated = re.search(r"\*\*Core path\*\* about (\d+) minutes", path.read_text(encoding="utf-8"))
     assert stated, f"{path.name}: no reading time in the opening box"
     minutes = int(stated.group(1))
-    assert abs(minutes - count.minutes) <= max(2, 0.25 * count.minutes), (
-        f"{path.name}: the box says about {minutes} minutes; the core path's {count.core} words "
-        f"take {count.minutes:.0f} at {wordcount.WORDS_PER_MINUTE} words a minute")
+    assert abs(minutes - seen.minutes) <= max(1, 0.1 * seen.minutes), (
+        f"{path.name}: the box says about {minutes} minutes; the page shows {seen.prose} words "
+        f"of prose, {seen.code} of code and {seen.output} of output unfolded: "
+        f"{seen.minutes:.0f} minutes at {wordcount.WORDS_PER_MINUTE} words a minute")
+    if path.stem not in STILL_OVER_VISIBLE_BUDGET:
+        assert seen.minutes <= wordcount.VISIBLE_BUDGET_MINUTES, (
+            f"{path.name}: {seen.minutes:.0f} visible minutes, over the budget of "
+            f"{wordcount.VISIBLE_BUDGET_MINUTES}: hide the plumbing (figures, controls, tables) "
+            "and fold what the path does not need")
+    else:
+        assert seen.minutes > wordcount.VISIBLE_BUDGET_MINUTES, (
+            f"{path.name} fits its budget now: take it out of STILL_OVER_VISIBLE_BUDGET")
+
+
+def test_visible_count_leaves_out_folded_cells_deeper_and_exercises():
+    page = ('<article class="bd-article"><section><h1>A title</h1><p>one two</p>'
+            '<div class="cell"><div class="cell_input"><pre>y = np.ones(3)</pre></div>'
+            '<div class="cell_output"><pre>[1. 1. 1.]</pre></div></div>'
+            '<div class="cell"><details class="hide above-input"><pre>plot(y)</pre></details>'
+            '<div class="cell_output"><p>caption words</p></div></div>'
+            '<details class="folded-output"><p>the answer</p></details>'
+            '<div class="admonition dropdown going-deeper"><p>five six</p></div>'
+            '</section></article>')
+    assert wordcount.count_visible(page) == wordcount.Visible(prose=4, code=4, output=5)
 
 
 def test_counter_leaves_out_code_math_deeper_and_exercises():

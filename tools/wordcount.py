@@ -7,6 +7,13 @@ and their solutions (and the "Exercises" section). Inline math counts as one wor
 **total** adds back the Going deeper blocks and the exercises, still without code, outputs or
 display math. Reading time is at a mathematics pace, :data:`WORDS_PER_MINUTE`.
 
+The **visible path** is what a web reader meets without opening anything, and its minutes are
+what the opening box promises (:func:`count_visible`): the core prose (captions and prediction
+boxes included) outside anything folded, plus every code cell whose input the page shows
+(counted as its identifiers and numbers, :data:`CODE_TOKEN`) and every output it shows
+(its words). Folded parts (hidden inputs, folded outputs and cells, dropdowns), Going deeper
+and the exercises are left out. Budget: :data:`VISIBLE_BUDGET_MINUTES`.
+
 Usage (from the project root)::
 
     .venv/bin/python tools/wordcount.py book/masks.md           # builds that page alone first
@@ -34,6 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 WORDS_PER_MINUTE = 130
 #: The budget of a chapter's core path, in words.
 CORE_BUDGET = 3500
+#: The budget of a chapter's visible path (prose, visible code and outputs), in minutes.
+VISIBLE_BUDGET_MINUTES = 35
+#: What a reader reads of code: identifiers (names, keywords, words of comments) and numbers.
+CODE_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+#: Folded on the page: closed <details> (hidden inputs, folded outputs and cells) and dropdowns.
+FOLDED = ["details", "div.dropdown", "div.toggle-hidden"]
 #: Elements that are never prose: code cells with their outputs, display math, page chrome.
 NEVER = ["div.cell", "div.math", "script", "style", "a.headerlink", "div.bibliography",
          "span.math.nohighlight.display"]
@@ -109,6 +122,58 @@ def count_html(html: str) -> Count:
     return Count(core=words(root), total=total)
 
 
+@dataclass(frozen=True)
+class Visible:
+    """Words a web reader meets without opening anything: prose, code (as tokens), outputs."""
+
+    prose: int
+    code: int
+    output: int
+
+    @property
+    def words(self) -> int:
+        return self.prose + self.code + self.output
+
+    @property
+    def minutes(self) -> float:
+        """Reading time of the visible path at :data:`WORDS_PER_MINUTE`."""
+        return self.words / WORDS_PER_MINUTE
+
+
+def count_visible(html: str) -> Visible:
+    """The visible path of a built page (see the module docstring).
+
+    >>> page = ('<article class="bd-article"><section><h1>Title here</h1><p>one two</p>'
+    ...         '<div class="cell"><div class="cell_input"><pre>x = f(1.5)  # say</pre></div>'
+    ...         '<div class="cell_output"><pre>2.5 done</pre></div></div>'
+    ...         '<div class="cell"><details class="hide above-input"><pre>y = 2</pre></details>'
+    ...         '<div class="cell_output"><pre>shown</pre></div></div>'
+    ...         '<div class="cell"><details class="hide"><pre>z = 3</pre></details></div>'
+    ...         '<div class="admonition going-deeper"><p>deep words</p></div></section>'
+    ...         '<section><h2>Exercises</h2><p>do this</p><div class="cell">'
+    ...         '<div class="cell_input"><pre>w = 4</pre></div></div></section></article>')
+    >>> count_visible(page)
+    Visible(prose=4, code=4, output=3)
+    """
+    root = article(html)
+    for node in [n for sel in NEVER if sel != "div.cell" for n in root.select(sel)]:
+        node.decompose()
+    for node in root.select("span.math"):
+        node.replace_with(" x ")
+    for node in ([n for sel in OFF_CORE + FOLDED for n in root.select(sel)]
+                 + off_core_sections(root)):
+        if node.parent is not None:
+            node.decompose()
+    code = output = 0
+    for cell in root.select("div.cell"):
+        for block in cell.select("div.cell_input"):
+            code += len(CODE_TOKEN.findall(block.get_text(" ")))
+        for block in cell.select("div.cell_output"):
+            output += words(block)
+        cell.decompose()
+    return Visible(prose=words(root), code=code, output=output)
+
+
 def built_page(chapter: Path) -> Path:
     """The built HTML of ``book/<name>.md``: the site's, if fresh, or the chapter built alone."""
     site_page = ROOT / "_build" / "html" / chapter.resolve().relative_to(ROOT).with_suffix(".html")
@@ -128,14 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pages", nargs="+", type=Path, help="book/<name>.md or built .html pages")
     args = parser.parse_args(argv)
-    print(f"{'page':<28} {'core':>6} {'total':>6} {'core min':>9}  budget {CORE_BUDGET}")
+    print(f"{'page':<28} {'prose':>6} {'code':>6} {'output':>6} {'visible min':>11}"
+          f" {'core':>6} {'total':>6}   budgets: {VISIBLE_BUDGET_MINUTES} min, {CORE_BUDGET} core")
     over = False
     for path in args.pages:
         page = built_page(path) if path.suffix == ".md" else path
-        count = count_html(page.read_text(encoding="utf-8"))
-        flag = "  OVER" if count.core > CORE_BUDGET else ""
+        html = page.read_text(encoding="utf-8")
+        count, seen = count_html(html), count_visible(html)
+        flag = ("  OVER" if count.core > CORE_BUDGET or seen.minutes > VISIBLE_BUDGET_MINUTES
+                else "")
         over |= bool(flag)
-        print(f"{path.stem:<28} {count.core:>6} {count.total:>6} {count.minutes:>9.0f}{flag}")
+        print(f"{path.stem:<28} {seen.prose:>6} {seen.code:>6} {seen.output:>6} "
+              f"{seen.minutes:>11.0f} {count.core:>6} {count.total:>6}{flag}")
     return 1 if over else 0
 
 
