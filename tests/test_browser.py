@@ -823,3 +823,45 @@ def test_sprite_arithmetic_is_the_same_in_the_browser_and_in_python(browser):
             assert page.evaluate("([s, p]) => stateNumber(s, p)", [sizes, parts]) == expected
     finally:
         page.close()
+
+
+TABLET = {"width": 820, "height": 1180}
+# Where a sidebar's links are on screen: how many of its links lie inside the viewport.
+LINKS_ON_SCREEN = r"""
+(selector) => Array.from(document.querySelectorAll(selector + ' a')).filter(a => {
+  const r = a.getBoundingClientRect();
+  return r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top < innerHeight
+    && getComputedStyle(a).visibility !== 'hidden';
+}).length
+"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["phone", "tablet"])
+def test_chapter_and_section_drawers_open_on_narrow_screens(server, visit, viewport):
+    """Below 992 px the sidebars are drawers: the visible ☰ button opens the chapter list, the
+    ☷ button the section list, and Escape closes them (a reader's only other way between
+    chapters is Prev/Next at the foot of a very long page)."""
+    page = next(p for p in page_names() if p.startswith("book/") and "masks" in p)
+    v = visit(f"{server}/{page}", viewport)
+    for toggle, sidebar, what in ((".primary-toggle", ".bd-sidebar-primary", "chapter list"),
+                                  (".secondary-toggle", ".bd-sidebar-secondary", "sections")):
+        assert v.js(LINKS_ON_SCREEN, sidebar) == 0, f"the {what} is open before any press"
+        v.page.locator(f"{toggle}:visible").first.click()
+        v.page.wait_for_function(f"() => ({LINKS_ON_SCREEN})('{sidebar}') >= 5",
+                                 timeout=timeouts.ms(timeouts.PAGE_ACTION))
+        v.page.keyboard.press("Escape")
+        v.page.wait_for_function(f"() => ({LINKS_ON_SCREEN})('{sidebar}') == 0",
+                                 timeout=timeouts.ms(timeouts.PAGE_ACTION))
+
+
+def test_desktop_has_one_search_box_and_no_empty_header(server, visit):
+    """At 1280 px the chapter list is the sidebar itself: no empty header bar above it and one
+    search box, not two."""
+    v = visit(f"{server}/book/masks.html")
+    header = v.js("() => document.querySelector('.bd-header')?.getBoundingClientRect().height"
+                  " ?? 0")
+    assert header == 0, f"an empty {header:.0f} px header bar sits above the page"
+    boxes = v.js("() => Array.from(document.querySelectorAll('input[type=search], "
+                 ".search-button-field')).filter(e => e.offsetParent !== null).length")
+    assert boxes <= 1, f"{boxes} search boxes on one page"
+    assert v.js(LINKS_ON_SCREEN, ".bd-sidebar-primary") >= 5, "no chapter list on the desktop"

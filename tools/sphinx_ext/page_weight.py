@@ -94,13 +94,21 @@ FA_ICON = re.compile(r'(?:"([\w-]+)"|([\w$]+)):\[\d+,\d+,\[([^\]]*)\],"[0-9a-f]+
 FA_PACK = re.compile(r"var p=\{")
 
 
+def fontawesome_scripts(site: Path) -> list[Path]:
+    """The theme's Font Awesome script: ``scripts/fontawesome.js`` (pydata-sphinx-theme 0.16
+    and later) or ``vendor/fontawesome/<version>/js/all.min.js`` (0.15)."""
+    static = site / "_static"
+    return [p for p in [static / "scripts" / "fontawesome.js",
+                        *sorted(static.glob("vendor/fontawesome/*/js/all.min.js"))] if p.exists()]
+
+
 def used_icons(site: Path) -> set[str]:
     """Every ``fa-<name>`` class in the site's pages and in its scripts (the theme's, the
     extensions': any may set an icon's class)."""
-    names = set()
+    names, fa = set(), set(fontawesome_scripts(site))
     scripts = [p for p in (site / "_static").rglob("*.js") if MATHJAX_DIR not in p.parts]
     for path in [*site.rglob("*.html"), *scripts]:
-        if path.name != "fontawesome.js":
+        if path not in fa:
             names.update(re.findall(r"fa-([a-z0-9-]+)", path.read_text(errors="ignore")))
     return names
 
@@ -117,13 +125,16 @@ def subset_pack(literal: str, keep: set[str]) -> str:
 
 
 def subset_fontawesome(site: Path) -> None:
-    """Rewrite the theme's ``fontawesome.js`` with only the icons the site uses (the code that
-    turns ``<i class="fa-...">`` into inline SVG stays as it is)."""
-    path = site / "_static" / "scripts" / "fontawesome.js"
-    if not path.exists():
-        return
-    text = path.read_text()
+    """Rewrite the theme's Font Awesome script with only the icons the site uses (the code
+    that turns ``<i class="fa-...">`` into inline SVG stays as it is)."""
     keep = used_icons(site)
+    for path in fontawesome_scripts(site):
+        subset_script(path, keep)
+
+
+def subset_script(path: Path, keep: set[str]) -> None:
+    """Rewrite one Font Awesome script's icon packs to the icons in ``keep``."""
+    text = path.read_text()
     out, at = [], 0
     for start in FA_PACK.finditer(text):
         body = start.end() - 1  # the pack literal's "{"
@@ -136,7 +147,7 @@ def subset_fontawesome(site: Path) -> None:
         at = end + 1
     out.append(text[at:])
     path.write_text("".join(out))
-    (site / "_static" / "scripts" / "fontawesome.js.map").unlink(missing_ok=True)
+    path.with_name(path.name + ".map").unlink(missing_ok=True)
 
 
 #: A CSS rule (selector and body), and a glyph of an icon font in CSS: ``"\f06a"``.
@@ -193,6 +204,21 @@ def drop_search_scripts(app, site: Path) -> None:
             page.write_text(new)
 
 
+#: pydata-sphinx-theme 0.15's preloads of the Font Awesome web fonts, in every page's head.
+FONT_PRELOAD = re.compile(r'\s*<link rel="preload" as="font"[^>]*fontawesome[^>]*>')
+
+
+def drop_font_preloads(site: Path) -> None:
+    """Pages do not preload the icon fonts: the icons are the script's inline SVG, the fonts
+    draw only a few CSS icons (and are cut to those glyphs, as WOFF, by
+    :func:`subset_icon_fonts`); a preload of a font from a file URL is a CORS error."""
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        new = FONT_PRELOAD.sub("", text)
+        if new != text:
+            page.write_text(new)
+
+
 def css_glyphs(css: str, icons: set[str]) -> set[int]:
     """The icon-font code points ``css`` may draw: every one it names (in rules, custom
     properties such as ``--pst-icon-admonition-note``), except in Font Awesome's rules for
@@ -202,7 +228,8 @@ def css_glyphs(css: str, icons: set[str]) -> set[int]:
     return {c for c in codes if c >= 0xE000}
 
 
-FA_FONTS = "_static/vendor/fontawesome/webfonts"
+#: The theme's Font Awesome web fonts (0.16 and later; 0.15 keeps them under a version folder).
+FA_FONTS = ("_static/vendor/fontawesome/webfonts", "_static/vendor/fontawesome/*/webfonts")
 
 
 def subset_icon_fonts(site: Path) -> None:
@@ -214,7 +241,7 @@ def subset_icon_fonts(site: Path) -> None:
     css_files = list((site / "_static").rglob("*.css"))
     icons = used_icons(site)
     codes = set().union(*(css_glyphs(css.read_text(), icons) for css in css_files))
-    fonts = [f for f in sorted((site / FA_FONTS).glob("*.woff2"))
+    fonts = [f for pattern in FA_FONTS for f in sorted(site.glob(pattern + "/*.woff2"))
              if f.with_suffix(".ttf").exists()] if codes else []
     for woff2 in fonts:
         options = subset.Options()
@@ -255,6 +282,7 @@ def lighten_site(app, exception):
         subset_icon_fonts(site)
         prune_icon_css(site)
         drop_search_scripts(app, site)
+        drop_font_preloads(site)
         quantize_images(site)
 
 
