@@ -7,7 +7,8 @@
   compare what the chapter derives in the open with what ``lib`` exports;
 * the start of the site's build (``tests/site_build.py``), of the emulated-CPU runs of
   ``tests/test_portability.py``, of the JupyterLab walks of ``tests/test_jupyterlab.py`` and
-  of the page checks of ``tests/test_browser.py`` right after collection, so that they
+  of the page checks of ``tests/test_browser.py`` and of the clean-environment runs of
+  ``tests/test_clean_install.py`` right after collection, so that they
   overlap the rest of the suite, and the stop of the last three at the end of the session.
 """
 
@@ -51,7 +52,8 @@ WAITING = ("tests/test_portability.py::test_chapters",
            "tests/test_jupyterlab.py::test_chapter_in_jupyterlab",
            "tests/test_browser.py::test_page_in_browser",
            "tests/test_browser.py::test_page_on_a_phone",
-           "tests/test_browser.py::test_math_and_code_colours_contrast")
+           "tests/test_browser.py::test_math_and_code_colours_contrast",
+           "tests/test_clean_install.py::test_download_runs_in_a_clean_environment")
 
 
 def pytest_collection_modifyitems(items):
@@ -81,11 +83,17 @@ def pytest_collection_finish(session):
         from tests import test_jupyterlab
 
         test_jupyterlab.WALKS.start(walks)
-    checks = [item for item in session.items if item.nodeid.startswith(WAITING[2:])]
+    checks = [item for item in session.items if item.nodeid.startswith(WAITING[2:5])]
     if checks:
         from tests import test_browser
 
         test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
+    clean = [item.callspec.params["chapter"] for item in session.items
+             if item.nodeid.startswith(WAITING[5])]
+    if clean:
+        from tests import test_clean_install
+
+        test_clean_install.RUNS.start(clean)
 
 
 def pytest_sessionfinish(session):
@@ -98,6 +106,8 @@ def pytest_sessionfinish(session):
         sys.modules["tests.test_jupyterlab"].WALKS.stop()
     if "tests.test_browser" in sys.modules:
         sys.modules["tests.test_browser"].PAGES.stop()
+    if "tests.test_clean_install" in sys.modules:
+        sys.modules["tests.test_clean_install"].RUNS.stop()
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -20,7 +20,7 @@ from tests.nbharness import ROOT, chapter_paths, toc_files
 
 #: Modules whose tests read the built site: collecting one of them starts the build.
 USERS = ("tests/test_site.py", "tests/test_browser.py", "tests/test_downloads.py",
-         "tests/test_structure.py")
+         "tests/test_structure.py", "tests/test_clean_install.py")
 _lock = threading.Lock()
 _future: concurrent.futures.Future | None = None
 

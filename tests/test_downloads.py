@@ -30,7 +30,7 @@ from tests.site_build import built_site, chapter_names, page_names
 
 
 def download_links(page_html: str) -> list[str]:
-    return re.findall(r'href="([^"]+\.ipynb)"', page_html)
+    return re.findall(r'href="(?!https?:)([^"]+\.ipynb)"', page_html)
 
 
 @pytest.mark.parametrize("chapter", chapter_names())
@@ -64,6 +64,34 @@ def test_chapter_offers_its_executed_notebook(chapter):
         leftovers = myst_leftovers(cell.source)
         assert not leftovers, f"{chapter}.ipynb keeps MyST-only syntax: {leftovers}"
     assert nb.cells[0].metadata.get("book_export"), "no note on how to run the notebook"
+    first = nb.cells[0].source
+    repo = site_config()["repository"]["url"]
+    assert f'%pip install "attention-math-lib @ git+{repo}"' in first, first
+    assert re.search(r"checked with Python 3\.\d+.*numpy \d", first), first
+
+
+def site_config() -> dict:
+    import yaml
+
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_launch_menu_opens_the_executed_notebook_in_colab(chapter):
+    """"Colab" in the launch menu names this chapter's executed notebook on the branch that
+    serves the site, derived from the one repository URL of ``_config.yml``."""
+    config = site_config()
+    owner_repo = config["repository"]["url"].removeprefix("https://github.com/")
+    branch = config["sphinx"]["config"]["book_pages_branch"]
+    site = built_site()
+    html = (site / f"{chapter}.html").read_text(encoding="utf-8")
+    links = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', html)
+    assert len(links) == 1, f"{chapter}.html: {len(links)} Colab links"
+    prefix = f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/"
+    assert links[0].startswith(prefix), links[0]
+    served = links[0].removeprefix(prefix)
+    assert served == f"_sources/{chapter}.ipynb", served
+    assert (site / served).is_file(), f"Colab would open {served}, which the site lacks"
 
 
 def test_myst_degrades_to_plain_markdown():

@@ -238,7 +238,8 @@ def glued_values(nb) -> dict:
 
 def export_notebook(nb, source_name: str = "", repository_url: str = "",
                     page_url: str = "", labels: dict | None = None,
-                    include_dir: Path | None = None) -> nbformat.NotebookNode:
+                    include_dir: Path | None = None,
+                    checked_with: str = "") -> nbformat.NotebookNode:
     """A copy of an executed MyST notebook, portable to any Jupyter front end (idempotent)."""
     nb = copy.deepcopy(nb)
     glue = glued_values(nb)
@@ -263,7 +264,11 @@ def export_notebook(nb, source_name: str = "", repository_url: str = "",
                          "below were produced when the book was built.")
         if repository_url:
             lines.append("To run it again (for example in Colab), first install the book's "
-                         f"package in a cell: `%pip install git+{repository_url}`.")
+                         "package `lib` with its dependencies, in a cell of its own:\n\n"
+                         f"    %pip install \"attention-math-lib @ git+{repository_url}\"\n\n"
+                         "then run the notebook from the top.")
+        if checked_with:
+            lines.append(f"The book was checked with {checked_with}.")
         note = nbformat.v4.new_markdown_cell("\n\n".join(lines))
         note.metadata["book_export"] = True
         nb.cells.insert(0, note)
