@@ -6,10 +6,10 @@ copy for readers outside the book (Colab, plain Jupyter): MyST-only syntax becom
 Markdown (:mod:`notebook_export`), widget views and widget state are dropped (the HTML face
 and the PNG stay), and a first cell says where it comes from, how to re-run it and with
 which versions the book was checked. The launch menu gains "Colab", which opens that
-notebook as the published site
-serves it: from the repository's ``book_pages_branch`` (``_config.yml``; GitHub Pages'
-``gh-pages`` by default), where the site's ``_sources/<page>.ipynb`` lies. The repository's
-URL is ``repository.url`` in ``_config.yml``, and nowhere else.
+notebook as the published site serves it: from the repository's ``book_pages_branch``
+(``_config.yml``; GitHub Pages' ``gh-pages`` by default), where the site's
+``_sources/<page>.ipynb`` lies. The repository's URL is ``repository.url`` in
+``_config.yml``, and nowhere else.
 """
 
 from __future__ import annotations
