@@ -56,9 +56,11 @@ def clean_environment(where: Path, *pins: str) -> Path:
     dependencies and ``ipykernel`` (and ``pins``, such as ``numpy==2.0.2``, to try the lower
     bounds); returns its Python."""
     wheels = where / "wheel"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", str(ROOT), "-w", str(wheels)],
-                   check=True, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                           "--disable-pip-version-check", str(ROOT), "-w", str(wheels)],
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"pip could not build lib's wheel:\n{proc.stderr[-3000:]}")
     env = where / "env"
     venv.create(env, with_pip=True)
     python = env / "bin" / "python"
