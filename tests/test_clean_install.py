@@ -12,8 +12,8 @@ after collection, ``tests/conftest.py``):
    folder, on a kernel of that environment.
 
 A missing dependency, a file read through the repository's layout or an error in any cell fails
-the chapter's test. ``pyproject.toml`` holds the lower bounds; the README says which versions
-were tried.
+the chapter's test. ``pyproject.toml`` holds the lower bounds; CONTRIBUTING.md ("Versions and
+pins") says which versions were tried.
 """
 
 from __future__ import annotations

@@ -228,7 +228,7 @@ def test_print_edition_misses_no_character():
     logs = sorted(LATEX_DIR.glob("*.log"))
     if not logs:
         pytest.skip(f"no print edition in {LATEX_DIR} (make pdf builds it; it needs LaTeX: "
-                    "see the README)")
+                    "see CONTRIBUTING.md, \"Reading and running the chapters\")")
     if "BOOK_LATEX" not in os.environ:
         built = min(log.stat().st_mtime for log in logs)
         sources = [ROOT / "_config.yml", *ROOT.glob("book/*.md"), *ROOT.glob("tools/latex/*")]
@@ -261,7 +261,7 @@ def test_monospace_font_or_its_fallback_has_every_character_of_the_code():
              for style in STYLES]
     if not all(f.exists() for f in files):
         pytest.skip(f"no DejaVu fonts in {DEJAVU} (Debian's fonts-dejavu-core, which make pdf "
-                    "uses: see the README)")
+                    "uses: see CONTRIBUTING.md, \"Reading and running the chapters\")")
 
     def charset(name: str) -> set[int]:  # what every style of the family has
         return set.intersection(*(set(TTFont(DEJAVU / f"DejaVu{name}{s}.ttf").getBestCmap())

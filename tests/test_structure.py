@@ -1,4 +1,4 @@
-"""Every chapter has the shape of a lecture (README, "The chapter template").
+"""Every chapter has the shape of a lecture (CONTRIBUTING.md, "The chapter template").
 
 Read from the chapter's MyST source with the build's own parser (:mod:`myst_tokens`):
 
@@ -86,7 +86,8 @@ def test_opening_box_says_what_you_learn_need_and_how_long(chapter):
     boxes = admonitions(parts[0], "In this chapter", "chapter-opening")
     assert len(boxes) == 1, (
         f"{path.name}: put one opening box before the first ## section: ```{{admonition}} In "
-        "this chapter``` with `:class: chapter-opening` (README, \"The chapter template\")")
+        "this chapter``` with `:class: chapter-opening` (CONTRIBUTING.md, \"The chapter "
+        "template\")")
     body = boxes[0].body
     outcomes = re.search(r"\*\*You will learn\*\*(.*?)\*\*You need\*\*", body, re.DOTALL)
     assert outcomes, f"{path.name}: the opening box needs **You will learn** then **You need**"

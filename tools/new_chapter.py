@@ -4,13 +4,13 @@ Usage (from the project root; ``make chapter NAME=... PART=...`` runs it)::
 
     .venv/bin/python tools/new_chapter.py softmax-temperature Attention --title "Temperature"
 
-It writes ``book/<name>.md`` in the shape of the README's "The chapter template" (opening box,
-a figure and a control on the first screen, a prediction, a derivation in the open with its
-folded check, a quoted figure printed by its cell, a citation, summary, levelled exercises with
-a solution, Next), appends the chapter to the part ``PART`` of ``_toc.yml`` and a row to the
-table of chapters in ``book/intro.md``. ``make chapter`` then writes its reference outputs
-(``make references CHAPTER=<name>``); the new chapter passes ``make check CHAPTER=<name>`` as
-written, so every later failure is about what you changed.
+It writes ``book/<name>.md`` in the shape of CONTRIBUTING.md's "The chapter template"
+(opening box, a figure and a control on the first screen, a prediction, a derivation in the
+open with its folded check, a quoted figure printed by its cell, a citation, summary, levelled
+exercises with a solution, Next), appends the chapter to the part ``PART`` of ``_toc.yml`` and
+a row to the table of chapters in ``book/intro.md``. ``make chapter`` then writes its reference
+outputs (``make references CHAPTER=<name>``); the new chapter passes ``make check
+CHAPTER=<name>`` as written, so every later failure is about what you changed.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ saturation).
 ## The picture first
 
 This chapter was written by `tools/new_chapter.py`: replace its text and cells with your own,
-keeping the shape (README, "The chapter template"). Four scores go into a softmax; the bars are
-the weights it gives them.
+keeping the shape (CONTRIBUTING.md, "The chapter template"). Four scores go into a softmax;
+the bars are the weights it gives them.
 
 ```{{code-cell}} ipython3
 :tags: [hide-input]
