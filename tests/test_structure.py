@@ -12,7 +12,8 @@ Read from the chapter's MyST source with the build's own parser (:mod:`myst_toke
   "Derive"), Next (naming the following chapter), in that order.
 
 Read from the built page (:mod:`wordcount`): the core path within its budget of words, and the
-reading time the opening box states within a quarter of the time the words take.
+reading time the opening box states within 10% of the visible path's minutes (prose, visible
+code and outputs), at most 35 (chapters still over are named in STILL_OVER_VISIBLE_BUDGET).
 """
 
 from __future__ import annotations

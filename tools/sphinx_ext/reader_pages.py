@@ -9,12 +9,16 @@
   mode" error in the console);
 * citations are list items of the references list (valid ARIA);
 * the execution-status table (book/status.md) says "passed"/"failed" in words, not emoji;
+* every page has a description for search engines and link previews (its front matter's
+  ``html_meta``, or else its first paragraph), and the landing page's tab says the title once;
 * Thebe offline: live code loads Thebe from a CDN only when the reader clicks *Live Code*;
   with no network the button says so instead of hanging on "Loading...".
 """
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 #: The book's own CSS and JavaScript (phones, accessibility, search), and its favicon.
@@ -50,6 +54,66 @@ def fix_citation_roles(app, pagename, templatename, context, doctree):
         context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
 
 
+#: The longest description a search result shows, in characters.
+DESCRIPTION_CHARS = 160
+
+
+def first_paragraph(doctree) -> str:
+    """The text of a page's first paragraph of prose (not in a table, an admonition or a
+    cell), on one line, cut at a word to :data:`DESCRIPTION_CHARS`."""
+    from docutils import nodes
+
+    for para in doctree.findall(nodes.paragraph):
+        if any(isinstance(a, (nodes.table, nodes.Admonition, nodes.container))
+               for a in _ancestors(para)):
+            continue
+        text = " ".join(plain_text(para).split())
+        if len(text.split()) >= 8:
+            if len(text) > DESCRIPTION_CHARS:
+                text = text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+            return text
+    return ""
+
+
+#: TeX that a description spells in Unicode; other commands lose their backslash and braces.
+TEX_WORDS = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"\\cdot", "·"), (r"\^\\top", "ᵀ"),
+             (r"\\top", "ᵀ"), (r"\\le\b", "≤"), (r"\\ge\b", "≥"), (r"\\infty", "∞")]
+
+
+def plain_text(node) -> str:
+    """A node's text with its inline math spelled plainly (``\\sqrt{d_k}`` → ``√d_k``)."""
+    from docutils import nodes
+
+    node = node.deepcopy()
+    for math in list(node.findall(nodes.math)):
+        tex = math.astext()
+        for pattern, plain in TEX_WORDS:
+            tex = re.sub(pattern, plain, tex)
+        math.replace_self(nodes.Text(re.sub(r"[\\{}]", "", tex)))
+    return node.astext()
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def describe_page(app, pagename, templatename, context, doctree):
+    """A description for every page (search engines, link previews); on the landing page the
+    title once: its heading, not again in the tab's suffix and the sidebar's brand (the basic
+    layout writes both from ``docstitle``)."""
+    if pagename == app.config.root_doc:
+        context["docstitle"] = ""
+    tags = context.get("metatags", "")
+    if doctree is None or 'name="description"' in tags:
+        return
+    text = first_paragraph(doctree)
+    if text:
+        text = re.sub(r"\s+", " ", text)
+        context["metatags"] = tags + f'\n<meta name="description" content="{html.escape(text)}" />'
+
+
 def plain_status_words():
     """The execution-status table ({nb-exec-table}) says "passed"/"failed" in words, not in
     emoji that some fonts (and screen readers) render poorly."""
@@ -66,6 +130,7 @@ def setup(app):
     plain_status_words()
     app.connect("config-inited", configure_site)
     app.connect("html-page-context", fix_citation_roles)
+    app.connect("html-page-context", describe_page)
     app.add_js_file(None, body=THEBE_OFFLINE_JS)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")
