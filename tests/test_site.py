@@ -175,3 +175,22 @@ def test_code_keeps_only_the_spans_that_colour_something():
         assert not left, f"{page}: {len(left)} spans of plain code tokens left"
         coloured += html.count('<span class="k">')
     assert coloured, "no highlighted keyword on any page"
+
+
+@pytest.mark.parametrize("page", page_names())
+def test_every_prediction_is_asked_before_its_answer_shows(page):
+    """A "Predict, then run" box sits right above the cell it asks about, and the site folds
+    that cell's output behind "Show the answer" (tools/sphinx_ext/reader_pages.py): the reader
+    predicts before the page answers."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((built_site() / page).read_text(encoding="utf-8"), "html.parser")
+    for box in soup.select("article div.admonition.predict"):
+        prompt = " ".join(box.get_text(" ").split())[:90]
+        cell = box.find_next_sibling()
+        assert cell is not None and "cell" in cell.get("class", []), (
+            f"{page}: the code cell this prediction asks about must follow it at once: {prompt}")
+        folded = [d for d in cell.find_all("details") if re.search(
+            r"Show the (code and the )?answer", d.summary.get_text())]
+        assert len(folded) == 1 and folded[0].find(class_="cell_output"), (
+            f"{page}: the answer to this prediction is not folded: {prompt}")

@@ -11,6 +11,9 @@
 * the execution-status table (book/status.md) says "passed"/"failed" in words, not emoji;
 * every page has a description for search engines and link previews (its front matter's
   ``html_meta``, or else its first paragraph), and the landing page's tab says the title once;
+* a "Predict, then run" box is not answered on the same screen: the output of the code cell
+  right after it is folded behind "Show the answer" (in JupyterLab it stays as the reader's
+  run leaves it);
 * Thebe offline: live code loads Thebe from a CDN only when the reader clicks *Live Code*;
   with no network the button says so instead of hanging on "Loading...".
 """
@@ -114,6 +117,78 @@ def describe_page(app, pagename, templatename, context, doctree):
         context["metatags"] = tags + f'\n<meta name="description" content="{html.escape(text)}" />'
 
 
+PREDICT_CLASS = "predict"
+ANSWER_SHOW, ANSWER_HIDE = "Show the answer", "Hide the answer"
+
+
+def predicted_cells(doctree) -> list:
+    """The code cells (myst-nb containers) that come right after a "Predict, then run" box."""
+    from docutils import nodes
+
+    cells = []
+    for box in doctree.findall(nodes.Admonition):
+        if PREDICT_CLASS not in box.get("classes", []):
+            continue
+        after = box.next_node(descend=False, siblings=True, ascend=False)
+        while isinstance(after, nodes.target):
+            after = after.next_node(descend=False, siblings=True, ascend=False)
+        if isinstance(after, nodes.container) and after.get("nb_element") == "cell_code":
+            cells.append(after)
+    return cells
+
+
+def fold_predicted_answers(doctree) -> None:
+    """Fold the output of each cell a prediction asks about with myst-nb's own ``hide-output``
+    (a cell whose input is hidden keeps it hidden); run before myst-nb's ``HideInputCells``."""
+    for cell in predicted_cells(doctree):
+        if not cell.children or cell.children[-1].get("nb_element") != "cell_code_output":
+            continue
+        mode = cell.get("hide_mode")
+        if mode not in ("all", "output", "input+output"):
+            cell["hide_mode"] = "input+output" if mode == "input" else "output"
+            cell.setdefault("prompt_show", "Show code cell {type}")
+            cell.setdefault("prompt_hide", "Hide code cell {type}")
+        cell["classes"].append("predicted")
+
+
+def label_answers(doctree) -> None:
+    """The folded output of a predicted cell reads "Show the answer", a wholly folded one
+    "Show the code and the answer" (after myst-nb wrapped them)."""
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    for cell in doctree.findall(nodes.container):
+        if "predicted" not in cell.get("classes", []):
+            continue
+        for wrap in cell.findall(HideCodeCellNode):
+            if {"below-input", "above-output"} & set(wrap.get("classes", [])):
+                wrap["prompt_show"], wrap["prompt_hide"] = ANSWER_SHOW, ANSWER_HIDE
+            elif cell.get("hide_mode") == "all":  # the whole cell was folded already
+                wrap["prompt_show"] = "Show the code and the answer"
+                wrap["prompt_hide"] = "Hide the code and the answer"
+
+
+def answer_transforms():
+    """The two post-transforms, either side of myst-nb's ``HideInputCells`` (priority 199)."""
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class FoldPredictedAnswers(SphinxPostTransform):
+        default_priority = 198
+        formats = ("html",)
+
+        def run(self, **kwargs):
+            fold_predicted_answers(self.document)
+
+    class LabelAnswers(SphinxPostTransform):
+        default_priority = 200
+        formats = ("html",)
+
+        def run(self, **kwargs):
+            label_answers(self.document)
+
+    return FoldPredictedAnswers, LabelAnswers
+
+
 def plain_status_words():
     """The execution-status table ({nb-exec-table}) says "passed"/"failed" in words, not in
     emoji that some fonts (and screen readers) render poorly."""
@@ -131,6 +206,8 @@ def setup(app):
     app.connect("config-inited", configure_site)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("html-page-context", describe_page)
+    for transform in answer_transforms():
+        app.add_post_transform(transform)
     app.add_js_file(None, body=THEBE_OFFLINE_JS)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")
