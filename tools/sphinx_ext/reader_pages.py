@@ -7,7 +7,8 @@
   boxes have enough contrast, and the search results show math as text;
 * a favicon (no 404), and the theme's colour mode defaults to ``auto`` (no "invalid theme
   mode" error in the console);
-* citations are list items of the references list (valid ARIA);
+* citations are list items of the references list (valid ARIA), and the list is labelled and
+  sorted by author and year, as the text cites (``Vaswani et al. 2017``, not ``[VSP+17]``);
 * the execution-status table (book/status.md) says "passed"/"failed" in words, not emoji;
 * every page has a description for search engines and link previews (its front matter's
   ``html_meta``, or else its first paragraph), and the landing page's tab says the title once;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from pathlib import Path
 
 #: The book's own CSS and JavaScript (phones, accessibility, search), and its favicon.
@@ -189,6 +191,40 @@ def answer_transforms():
     return FoldPredictedAnswers, LabelAnswers
 
 
+def register_author_year_style() -> None:
+    """A pybtex style ``authoryear``: unsrt's entries, labelled "Surname 2017", "Surname and
+    Other 2019" or "Surname et al. 2017" (a, b after the year when two would be equal), and
+    sorted by author, year and title."""
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.unsrt import Style as Unsrt
+    from pybtex.style.labels import BaseLabelStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            labels = [self.label(entry) for entry in sorted_entries]
+            counts, seen = Counter(labels), Counter()
+            for label in labels:
+                if counts[label] == 1:
+                    yield label
+                else:
+                    yield label + "abcdefghijklmnopqrstuvwxyz"[seen[label]]
+                    seen[label] += 1
+
+        @staticmethod
+        def label(entry) -> str:
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            names = [" ".join(p.last_names) for p in people] or [entry.fields.get("title", "")]
+            who = (names[0] if len(names) == 1 else f"{names[0]} and {names[1]}"
+                   if len(names) == 2 else f"{names[0]} et al.")
+            return f"{who} {entry.fields.get('year', 'n.d.')}".replace("{", "").replace("}", "")
+
+    class AuthorYear(Unsrt):
+        default_label_style = AuthorYearLabels
+        default_sorting_style = "author_year_title"
+
+    register_plugin("pybtex.style.formatting", "authoryear", AuthorYear)
+
+
 def plain_status_words():
     """The execution-status table ({nb-exec-table}) says "passed"/"failed" in words, not in
     emoji that some fonts (and screen readers) render poorly."""
@@ -203,6 +239,7 @@ def plain_status_words():
 
 def setup(app):
     plain_status_words()
+    register_author_year_style()
     app.connect("config-inited", configure_site)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("html-page-context", describe_page)
