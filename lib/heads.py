@@ -12,6 +12,8 @@ of shape ``(h d_k, d_out)``, and head ``i`` owns the columns ``i d_k … (i + 1)
   ``W_V^(i) W_O^(i)``;
 * :func:`attention_parameters` counts the weights;
 * :func:`readout_error` is the exact mean squared error of a linear task solved by heads;
+* :func:`two_offset_layer`, :func:`two_offset_weights`, :func:`two_offset_targets` and
+  :func:`two_offset_error` are the chapter's toy task (copy the tokens one and two steps back);
 * :func:`rank_one_residual` and :func:`attention_stack` measure and produce rank collapse.
 
 The attention itself is :func:`lib.masks.masked_attention` (all pairs allowed unless a mask is
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_matrix, as_stack, positive_float, positive_int
+from ._checks import as_matrix, as_stack, finite_float, positive_float, positive_int
 from .attention import softmax
 from .masks import masked_attention
 
 __all__ = ["attention_parameters", "attention_stack", "head_circuits", "head_outputs",
            "merge_heads", "multi_head_attention", "rank_one_residual", "readout_error",
-           "split_heads"]
+           "split_heads", "two_offset_error", "two_offset_layer", "two_offset_targets",
+           "two_offset_weights", "TASK_TOKENS", "TASK_WIDTH"]
 
 
 def _width(d: int, n_heads, what: str) -> int:
@@ -270,3 +273,104 @@ def attention_stack(X, W_Q, W_K, W_V, residual: bool = False,
         out.append(X)
     return np.stack(out)
 
+
+
+#: The two-offset task: the number of tokens and the width d_c of a token's content.
+TASK_TOKENS, TASK_WIDTH = 8, 8
+
+
+def _task_heads(n_heads) -> list[tuple[int, ...]]:
+    """The offsets each head looks for: one head both, or one offset per head."""
+    h = positive_int(n_heads, "n_heads")
+    if h not in (1, 2):
+        raise ValueError(f"the two-offset task has one or two heads, got n_heads = {h}")
+    return [(1, 2)] if h == 1 else [(1,), (2,)]
+
+
+def two_offset_weights(n_heads: int, beta: float) -> np.ndarray:
+    """Each head's weights for one query of the two-offset task, over the keys at offsets 0 … N−1.
+
+    A head scores the keys at its offsets ``β`` and every other key 0, so its row is
+    ``softmax(β 1_offsets)``, the same for every query. Returns ``(h, N)``. Derived in
+    {ref}`sec-heads-two`.
+
+    >>> two_offset_weights(2, 0.0)[0].tolist() == [1 / 8] * 8
+    True
+    """
+    b = finite_float(beta, "beta")
+    rows = []
+    for offsets in _task_heads(n_heads):
+        s = np.zeros(TASK_TOKENS)
+        s[list(offsets)] = b
+        rows.append(softmax(s))
+    return np.array(rows)
+
+
+def two_offset_targets() -> np.ndarray:
+    """The target maps of the two-offset task, one per key offset: ``(N, d_c, 2 d_c)``.
+
+    .. math:: y_t = [\\,c_{t-1} \\;\\; c_{t-2}\\,] = c_{t-1} A + c_{t-2} B,
+              \\qquad A = [\\,I \\;\\; 0\\,],\\ B = [\\,0 \\;\\; I\\,]
+
+    Entry ``k`` is the map applied to the content of the key ``k`` steps back: ``A`` for
+    ``k = 1``, ``B`` for ``k = 2``, zero otherwise. Derived in {ref}`sec-heads-two`.
+
+    >>> T = two_offset_targets(); T.shape, float(T[1].sum()), float(T[0].sum())
+    ((8, 8, 16), 8.0, 0.0)
+    """
+    d_c = TASK_WIDTH
+    T = np.zeros((TASK_TOKENS, d_c, 2 * d_c))
+    T[1, :, :d_c] = np.eye(d_c)
+    T[2, :, d_c:] = np.eye(d_c)
+    return T
+
+
+def two_offset_layer(n_heads: int, beta: float):
+    """``W_Q, W_K, W_V, W_O`` of the two-offset task: positional scores, content values.
+
+    A token is ``x_j = [c_j | e_j]``, its content (``d_c = 8``) then its one-hot position
+    (``N = 8``), so ``d = 16``. Head ``i`` scores key ``t − k`` at ``β`` for its offsets
+    ``k`` (one head: 1 and 2; two heads: 1 for head 1, 2 for head 2) and every other key at 0;
+    its values are the contents. Two heads write into the first and the second half of the
+    output; one head uses the best map for its weights,
+    ``W = (aA + bB) / Σ_j p_j²``. ``W_O`` is ``(d, 2 d_c)``. Derived in {ref}`sec-heads-two`.
+
+    >>> W_Q, W_K, W_V, W_O = two_offset_layer(2, 4.0); W_Q.shape, W_O.shape
+    ((16, 16), (16, 16))
+    """
+    heads = _task_heads(n_heads)
+    b = finite_float(beta, "beta")
+    n, d_c = TASK_TOKENS, TASK_WIDTH
+    d = d_c + n
+    d_k = d // len(heads)
+    W_Q, W_K, W_V = np.zeros((3, d, d))
+    for i, offsets in enumerate(heads):
+        for t in range(n):
+            W_K[d_c + t, i * d_k + t] = 1.0  # key of position t: its one-hot position
+            for k in offsets:  # query of position t: the positions t - k, scaled by beta
+                W_Q[d_c + t, i * d_k + (t - k) % n] = b * np.sqrt(d_k)
+        W_V[:d_c, i * d_k:i * d_k + d_c] = np.eye(d_c)  # value: the content
+    T = two_offset_targets()
+    W_O = np.zeros((d, 2 * d_c))
+    if len(heads) == 2:
+        W_O[:d_c], W_O[d_k:d_k + d_c] = T[1], T[2]
+    else:
+        p = two_offset_weights(1, b)[0]
+        W_O[:d_c] = (p[1] * T[1] + p[2] * T[2]) / np.sum(p**2)
+    return W_Q, W_K, W_V, W_O
+
+
+def two_offset_error(n_heads: int, beta: float) -> float:
+    """Exact relative error of :func:`two_offset_layer`: ``E‖o − y‖² / E‖y‖²``, ``E‖y‖² = 2 d_c``.
+
+    Computed by :func:`readout_error` from each head's weights and OV circuit restricted to
+    the contents. Derived in {ref}`sec-heads-two`.
+
+    >>> round(two_offset_error(1, 0.0), 4), round(two_offset_error(2, 0.0), 4)
+    (0.875, 0.875)
+    """
+    W_Q, W_K, W_V, W_O = two_offset_layer(n_heads, beta)
+    _, OV = head_circuits(W_Q, W_K, W_V, W_O, n_heads)
+    maps = OV[:, :TASK_WIDTH]  # what each head moves from a token's content
+    return readout_error(two_offset_weights(n_heads, beta), maps, two_offset_targets()) / (
+        2 * TASK_WIDTH)

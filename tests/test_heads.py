@@ -18,6 +18,10 @@ from lib.heads import (
     rank_one_residual,
     readout_error,
     split_heads,
+    two_offset_error,
+    two_offset_layer,
+    two_offset_targets,
+    two_offset_weights,
 )
 from lib.masks import causal_mask, masked_attention
 from tests.conftest import chapter_cell
@@ -166,6 +170,39 @@ def test_one_head_explains_at_most_half_of_the_two_offset_target():
         for _ in range(5):  # no other map does better
             other = W + 0.1 * rng.standard_normal(W.shape)
             assert readout_error(p[None], other[None], T) > best
+
+
+@pytest.mark.parametrize("n_heads", [1, 2])
+@pytest.mark.parametrize("beta", [0.0, 3.0])
+def test_the_two_offset_layer_has_the_exact_error_of_a_simulation(n_heads, beta):
+    """Run the task's layer on random contents; its error matches two_offset_error."""
+    rng = np.random.default_rng(12)
+    C = rng.standard_normal((3000, 8, 8))
+    X = np.concatenate([C, np.broadcast_to(np.eye(8), (3000, 8, 8))], axis=2)
+    Y = np.concatenate([np.roll(C, 1, axis=1), np.roll(C, 2, axis=1)], axis=2)
+    layer = two_offset_layer(n_heads, beta)
+    out = np.stack([multi_head_attention(x, *layer, n_heads) for x in X])
+    err = np.sum((out - Y) ** 2, axis=2).mean(axis=1) / 16  # one value per sequence
+    assert abs(err.mean() - two_offset_error(n_heads, beta)) < 4 * err.std() / math.sqrt(3000)
+
+
+def test_the_two_offset_task_one_head_stays_at_half_two_heads_go_to_zero():
+    p = two_offset_weights(1, 8.0)[0]
+    bound = 1 - (p[1] ** 2 + p[2] ** 2) / (2 * np.sum(p**2))
+    assert two_offset_error(1, 8.0) == pytest.approx(bound, rel=1e-12)
+    assert all(two_offset_error(1, b) >= 0.5 for b in (0.0, 2.0, 8.0, 30.0))
+    errors = [two_offset_error(2, b) for b in (0.0, 2.0, 4.0, 8.0, 16.0)]
+    assert errors == sorted(errors, reverse=True) and errors[-1] < 1e-9
+    T = two_offset_targets()
+    assert T.shape == (8, 8, 16) and np.sum(T**2) == 16
+
+
+def test_the_two_offset_task_has_one_or_two_heads():
+    for h in (0, 3, 4):
+        with pytest.raises(ValueError, match="n_heads"):
+            two_offset_layer(h, 1.0)
+    with pytest.raises(ValueError, match="beta"):
+        two_offset_weights(1, float("nan"))
 
 
 def test_readout_error_rejects_mismatched_shapes():
