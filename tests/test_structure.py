@@ -18,6 +18,8 @@ code and outputs), at most 35 (chapters still over are named in STILL_OVER_VISIB
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 import sys
 from dataclasses import dataclass, field
@@ -139,6 +141,61 @@ def test_check_cells_are_folded_and_say_what_they_check(chapter):
         assert len(lines) == 1 and lines[0].startswith("Checked: "), (
             f"{path.name}: check cell {first!r} must print exactly one line 'Checked: <what>'"
             f", not {lines}")
+
+
+#: Tags that fold or remove a cell's code on the site.
+HIDDEN = ("hide-input", "hide-cell", "remove-input", "remove-cell")
+
+
+def bound_and_used(source: str) -> tuple[set[str], set[str], set[str]]:
+    """A cell's names: bound at its top level by assignment, ``def``, ``class``, ``for`` or
+    ``with``; bound by ``import``; and read anywhere (IPython magics and shell lines left out).
+    """
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.splitlines())
+    tree = ast.parse(code)
+    bound, imported, used = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, imported, used
+
+
+def names_only_hidden_cells_define(nb) -> list[str]:
+    """``cell N uses x``, for every name a visible cell reads that no visible cell before it
+    defined and a hidden cell did (imports are not counted: the setup cell's ``import lib``
+    is named on the page)."""
+    shown, hidden_only, found = set(), set(), []
+    for num, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        bound, imported, used = bound_and_used(cell.source)
+        if set(cell.metadata.get("tags", [])) & set(HIDDEN):
+            hidden_only |= bound - shown
+            continue
+        for name in sorted((used & hidden_only) - shown - bound - set(dir(builtins))):
+            found.append(f"code cell {num + 1} uses {name}")
+        shown |= bound | imported
+    return found
+
+
+def test_visible_cells_use_no_name_that_only_a_hidden_cell_defines(chapter):
+    """What the reader sees runs on what the reader has seen: a visible cell reads no name
+    that only a folded cell defines (move the helper into ``lib/figures/<chapter>.py``, or
+    show the cell that defines it)."""
+    path, _ = chapter
+    found = names_only_hidden_cells_define(read_chapter(path))
+    assert not found, f"{path.name}: " + "; ".join(found)
+
+
+def test_hidden_names_are_found():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import numpy as np\ndef draw(x):\n    pass",
+                                  metadata={"tags": ["hide-input"]}),
+        nbformat.v4.new_code_cell("y = np.ones(2)\ndraw(y)\n%time len(y)")])
+    assert names_only_hidden_cells_define(nb) == ["code cell 2 uses draw"]
 
 
 def test_chapter_ends_with_summary_levelled_exercises_and_next(chapter):
