@@ -865,3 +865,40 @@ def test_desktop_has_one_search_box_and_no_empty_header(server, visit):
                  ".search-button-field')).filter(e => e.offsetParent !== null).length")
     assert boxes <= 1, f"{boxes} search boxes on one page"
     assert v.js(LINKS_ON_SCREEN, ".bd-sidebar-primary") >= 5, "no chapter list on the desktop"
+
+
+# The preview open now: its text, and whether the link points a screen reader at it.
+PREVIEW = r"""
+(link) => {
+  const tip = document.querySelector('[data-tippy-root]');
+  const a = document.querySelector(link);
+  return tip ? {text: tip.innerText, described: a.getAttribute('aria-describedby') || '',
+                tipId: tip.id} : null;
+}
+"""
+
+
+@pytest.mark.parametrize("view", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_terms_and_references_preview_on_hover_and_keyboard_focus(server, visit, view):
+    """A glossary term shows its entry, and a reference to an equation shows the equation, in
+    place: on hover, and on keyboard focus (sphinx-tippy, served by the site itself), with the
+    link described by the preview for screen readers."""
+    v = visit(f"{server}/book/intro.html", view)
+    term = "a.reference.internal[href*='glossary.html#term-']"
+    assert v.page.locator(term).count(), "the landing page links no glossary term"
+    v.page.locator(term).first.focus()
+    v.page.wait_for_function(f"() => ({PREVIEW})(\"{term}\") !== null",
+                             timeout=timeouts.ms(timeouts.PAGE_ACTION))
+    seen = v.js(PREVIEW, term)
+    assert "each token on its own" in seen["text"], seen
+    assert seen["described"] and seen["described"] in seen["tipId"], seen
+    v.page.keyboard.press("Escape")
+    v = visit(f"{server}/book/masks.html", view)
+    ref = "article a.reference.internal[href^='#equation-']"
+    assert v.page.locator(ref).count(), "masks.html refers to no equation"
+    v.page.locator(ref).first.scroll_into_view_if_needed()
+    v.page.locator(ref).first.hover()
+    v.page.wait_for_function(f"() => ({PREVIEW})(\"{ref}\") !== null",
+                             timeout=timeouts.ms(timeouts.PAGE_ACTION))
+    assert v.page.locator("[data-tippy-root] mjx-container").count(), \
+        "the equation's preview shows no typeset equation"

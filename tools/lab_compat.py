@@ -42,7 +42,13 @@ What it does to each MyST notebook, and why:
    and link. A heading with math or a role cannot be written as a link's text: the script
    stops and asks for the text.
 
-Plain Markdown pages (``book/intro.md``) get changes 5 and 6 only.
+7. **Glossary terms.** ``{term}`one-hot``` (or ``{term}`one-hot vectors <one-hot>```) is a
+   role jupyterlab-myst cannot resolve in a single notebook: it becomes
+   ``[one-hot](glossary.md#term-one-hot)``, a link that opens the glossary in JupyterLab.
+   ``tools/sphinx_ext/lab_citations.py`` turns it back into the role for the site, whose
+   hover preview shows the entry. A term that is not in ``book/glossary.md`` stops the script.
+
+Plain Markdown pages (``book/intro.md``) get changes 5, 6 and 7 only.
 """
 
 from __future__ import annotations
@@ -195,6 +201,25 @@ def rewrite_citations(source: str, path: Path, bib: Path = ROOT / "references.bi
     return CITE.sub(replace, source)
 
 
+TERM = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<term>[^`>]+)>)?`")
+
+
+def rewrite_terms(source: str, path: Path) -> str:
+    """Every ``{term}`` role as a link to its glossary entry (change 7)."""
+    sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+    from lab_citations import glossary_terms, slug
+
+    terms = glossary_terms()
+
+    def link(match: re.Match) -> str:
+        term = (match["term"] or match["text"]).strip()
+        if slug(term) not in terms:
+            raise SystemExit(f"{path}: {match[0]} names no term of book/glossary.md")
+        return f"[{match['text'].strip()}](glossary.md#term-{slug(term)})"
+
+    return TERM.sub(link, source)
+
+
 def kernel_display_name(name: str) -> str:
     """The display name the environment's kernel ``name`` reports (what JupyterLab writes)."""
     return KernelSpecManager().get_kernel_spec(name).display_name
@@ -210,8 +235,8 @@ def lab_compatible(path: Path) -> str:
         if cell.cell_type == "code" and FOLDED & set(cell.metadata.get("tags", [])):
             cell.metadata["jupyter"] = dict(HIDDEN)
         elif cell.cell_type == "markdown":
-            cell.source = rewrite_cross_links(rewrite_citations(
-                rewrite_figure_refs(cell.source, numbers, path), path), path)
+            cell.source = rewrite_terms(rewrite_cross_links(rewrite_citations(
+                rewrite_figure_refs(cell.source, numbers, path), path), path), path)
     return jupytext.writes(nb, fmt=FORMAT, config=load_jupytext_config(str(path)))
 
 
@@ -227,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         if text.startswith("---\njupytext:"):
             new = lab_compatible(path)
         else:  # a plain Markdown page (intro): only its citations and links
-            new = rewrite_cross_links(rewrite_citations(text, path), path)
+            new = rewrite_terms(rewrite_cross_links(rewrite_citations(text, path), path), path)
         if new != text:
             stale.append(path)
             if not args.check:

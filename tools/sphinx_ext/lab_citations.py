@@ -13,11 +13,17 @@ text is the author and year and whose target is the entry in ``references.bib``
 JupyterLab shows the text, and the link opens the entry. Before Sphinx parses a page, this
 extension turns the same links back into ``{cite:p}`key1,key2``` and ``{cite:t}`key```, so
 the site renders exactly the citations and bibliography it rendered from those roles.
+
+Glossary terms the same way: ``{term}`one-hot``` shows in JupyterLab as an unresolved role,
+so a chapter writes ``[one-hot](glossary.md#term-one-hot)`` (``tools/lab_compat.py`` does),
+a link that opens the glossary there, and this extension turns it back into
+``{term}`one-hot <one-hot>``` for the site, whose hover preview shows the entry.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 LINK = r"\[[^\[\]]+\]\((?:\.\./)*references\.bib#(?P<key>[\w:.-]+)\)"
 ONE = re.compile(LINK)
@@ -32,8 +38,45 @@ def to_roles(text: str) -> str:
     return ONE.sub(lambda m: "{cite:t}`" + m["key"] + "`", text)
 
 
+GLOSSARY = Path(__file__).resolve().parents[2] / "book" / "glossary.md"
+TERM_LINK = re.compile(r"\[(?P<text>[^\[\]]+)\]\((?:\./)?glossary\.md#term-(?P<slug>[\w-]+)\)")
+
+
+def slug(term: str) -> str:
+    """The anchor of a glossary term in a link: ``KV cache`` → ``kv-cache``."""
+    return re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+
+
+def glossary_terms(path: Path = GLOSSARY) -> dict[str, str]:
+    """slug → term, for every term of the ``{glossary}`` block of ``book/glossary.md``."""
+    text = path.read_text(encoding="utf-8")
+    block = re.search(r"```\{glossary\}\n(.*?)\n```", text, re.DOTALL)
+    if block is None:
+        raise ValueError(f"{path}: no {{glossary}} block")
+    terms = [line.strip() for line in block[1].splitlines()
+             if line.strip() and not line.startswith((" ", "\t"))]
+    return {slug(term): term for term in terms}
+
+
+def terms_to_roles(text: str, terms: dict[str, str]) -> str:
+    """MyST text with every glossary link turned into its ``{term}`` role.
+
+    >>> terms_to_roles("a [one-hot](glossary.md#term-one-hot) vector", {"one-hot": "one-hot"})
+    'a {term}`one-hot <one-hot>` vector'
+    """
+    def role(match: re.Match) -> str:
+        term = terms.get(match["slug"])
+        if term is None:
+            raise ValueError(f"{match[0]}: no such term in book/glossary.md")
+        return "{term}`" + match["text"] + " <" + term + ">`"
+
+    return TERM_LINK.sub(role, text)
+
+
 def _source_read(app, docname, source):
     source[0] = to_roles(source[0])
+    if TERM_LINK.search(source[0]):
+        source[0] = terms_to_roles(source[0], glossary_terms())
 
 
 def setup(app):
