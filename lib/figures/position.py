@@ -146,7 +146,7 @@ def plot_four_terms(grids, names):
 
 def plot_decay(d_k, max_offset=20000, n_offsets=300):
     """RoPE's "long-term decay" against the offset (log scale), each curve divided by its value
-    at offset 0: the expected same-content score, the paper's bound ``(2/d_k) Σ_j |S_j|``, and
+    at offset 0: the expected same-content score, the paper's bound ``(2/d_k) Σ_j |C_j|``, and
     the ±1 sd band of independent standard normal query and key.
 
     >>> fig = plot_decay(8, max_offset=100, n_offsets=20)
@@ -155,8 +155,8 @@ def plot_decay(d_k, max_offset=20000, n_offsets=300):
     omega = position_frequencies(d_k)
     offsets = np.unique(np.round(np.logspace(0, np.log10(max_offset), n_offsets)))
     same = np.cos(offsets[:, None] * omega).mean(axis=1)
-    S_partial = np.cumsum(np.exp(1j * offsets[:, None] * omega), axis=1)  # S_1 … S_{d_k/2}
-    bound = np.abs(S_partial).mean(axis=1) / np.arange(1, d_k // 2 + 1).mean()
+    C_partial = np.cumsum(np.exp(1j * offsets[:, None] * omega), axis=1)  # C_1 … C_{d_k/2}
+    bound = np.abs(C_partial).mean(axis=1) / np.arange(1, d_k // 2 + 1).mean()
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     ax.fill_between(offsets, -1 / math.sqrt(d_k), 1 / math.sqrt(d_k), color=COLORS["sky"],
                     alpha=0.35, label="independent q, k: ±1 sd / d_k")
