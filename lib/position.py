@@ -94,23 +94,26 @@ def sinusoidal_encoding(positions, d, base: float = 10000.0) -> np.ndarray:
     return P
 
 
-def shift_rotation(k, d, base: float = 10000.0) -> np.ndarray:
-    """The block rotation ``R_k`` that moves every sinusoidal encoding ``k`` positions on.
+def shift_rotation(delta, d, base: float = 10000.0) -> np.ndarray:
+    """The block rotation that moves every sinusoidal encoding ``delta`` positions on.
 
     .. math::
-        p_{t+k} = R_k\\, p_t, \\qquad
-        R_k = \\operatorname{diag}_i \\begin{pmatrix} \\cos k\\omega_i & \\sin k\\omega_i \\\\
-        -\\sin k\\omega_i & \\cos k\\omega_i \\end{pmatrix}
+        p_{t+\\Delta} = R(\\Delta)^\\top p_t, \\qquad
+        R(\\Delta)^\\top = \\operatorname{diag}_i \\begin{pmatrix} \\cos \\Delta\\omega_i &
+        \\sin \\Delta\\omega_i \\\\ -\\sin \\Delta\\omega_i & \\cos \\Delta\\omega_i
+        \\end{pmatrix}
 
-    for every position ``t``; ``R_k`` does not depend on ``t``. ``k`` is any real shift
-    (negative moves back). Shape ``(d, d)``, orthogonal. Derived in {ref}`sec-position-sinusoid`.
+    for every position ``t``; it does not depend on ``t``. ``R(Δ)`` is :func:`rope_matrix`, the
+    rotation of RoPE; the transpose appears because an encoding stores each pair as
+    (sin, cos), which a growing angle turns clockwise. ``delta`` is any real shift (negative
+    moves back). Shape ``(d, d)``, orthogonal. Derived in {ref}`sec-position-sinusoid`.
 
     >>> np.round(shift_rotation(np.pi / 2, 2, base=1.0), 12).tolist()
     [[0.0, 1.0], [-1.0, 0.0]]
     """
-    k = finite_float(k, "k")
+    delta = finite_float(delta, "delta")
     d = _even_dim(d)
-    phi = k * position_frequencies(d, base)
+    phi = delta * position_frequencies(d, base)
     R = np.zeros((d, d))
     R[0::2, 0::2] = np.diag(np.cos(phi))
     R[0::2, 1::2] = np.diag(np.sin(phi))
@@ -159,8 +162,8 @@ def rope_matrix(m, d, base: float = 10000.0) -> np.ndarray:
 
     so a rotated score is :math:`q^\\top R(m)^\\top R(n)\\, k = q^\\top R(n - m)\\, k`.
     ``R(m)`` is the transpose of :func:`shift_rotation` ``(m, d)``. ``m`` is any real number;
-    a negative ``m`` turns the other way, ``R(-m) = R(m)^\top``, so that ``R(n - m)`` is defined
-    for every pair of positions. Shape ``(d, d)``. Derived in {ref}`sec-position-rope`.
+    a negative argument turns the other way, ``R(−Δ) = R(Δ)ᵀ``, so that ``R(n − m)`` is
+    defined for every pair of positions. Shape ``(d, d)``. Derived in {ref}`sec-position-rope`.
 
     >>> np.round(rope_matrix(np.pi / 2, 2, base=1.0), 12).tolist()
     [[0.0, -1.0], [1.0, 0.0]]
@@ -174,10 +177,11 @@ def rope_matrix(m, d, base: float = 10000.0) -> np.ndarray:
 def alibi_slopes(n_heads) -> np.ndarray:
     """The ALiBi slopes of Press et al. (2022), a geometric sequence, one per head.
 
-    .. math:: m_h = 2^{-8h/H}, \\qquad h = 1, \\dots, H
+    .. math:: \\lambda_h = 2^{-8h/H}, \\qquad h = 1, \\dots, H
 
-    For a power of two ``H`` this is the paper's sequence (``H = 8``: 1/2, 1/4, …, 1/256); the
-    paper interpolates differently for other ``H``. Shape ``(H,)``.
+    the paper's sequence (``H = 8``: 1/2, 1/4, …, 1/256). The authors' code handles a ``H``
+    that is not a power of two differently (the slopes of the nearest lower power of two, then
+    every other slope of twice that many heads); this function does not. Shape ``(H,)``.
     Derived in {ref}`sec-position-alibi`.
 
     >>> alibi_slopes(4).tolist()
@@ -188,18 +192,19 @@ def alibi_slopes(n_heads) -> np.ndarray:
 
 
 def alibi_bias(N, slope) -> np.ndarray:
-    """The ALiBi bias added to the scores: ``−m |i − j|``, shape ``(N, N)``.
+    """The ALiBi bias added to the scores: ``−λ |m − n|``, shape ``(N, N)``.
 
-    .. math:: B_{ij} = -m\\,|i - j|
+    .. math:: B_{mn} = -\\lambda\\,|m - n|
 
-    Added to the scores before the softmax, it multiplies the weight of a key ``Δ`` positions
-    away by ``e^{−mΔ}``: a soft mask. In a causal model it is used with
-    :func:`lib.causal_mask`, so only ``j ≤ i`` matter. Derived in {ref}`sec-position-alibi`.
+    for the query at position ``m`` and the key at ``n``, with ``λ = slope``. Added to the scores
+    before the softmax, it multiplies the weight of a key ``Δ`` positions away by ``e^{−λΔ}``: a
+    soft mask. In a causal model it is used with :func:`lib.causal_mask`, so only ``n ≤ m``
+    matter. Derived in {ref}`sec-position-alibi`.
 
     >>> alibi_bias(3, 0.5).tolist()
     [[0.0, -0.5, -1.0], [-0.5, 0.0, -0.5], [-1.0, -0.5, 0.0]]
     """
     N = positive_int(N, "N")
-    m = non_negative_float(slope, "slope")
+    lam = non_negative_float(slope, "slope")
     i = np.arange(N)
-    return m * -np.abs(i[:, None] - i[None, :])  # integer −|i − j|: no −0.0 on the diagonal
+    return lam * -np.abs(i[:, None] - i[None, :])  # integer −|m − n|: no −0.0 on the diagonal

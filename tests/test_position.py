@@ -54,14 +54,15 @@ def test_encoding_dot_product_is_a_sum_of_cosines_of_the_offset():
     np.testing.assert_allclose(P @ P.T, closed, atol=1e-12)
 
 
-@pytest.mark.parametrize("k", [0, 1, 7, -3, 2.5, 1000])
-def test_shift_rotation_moves_every_encoding_by_k_whatever_t(k):
+@pytest.mark.parametrize("delta", [0, 1, 7, -3, 2.5, 1000])
+def test_shift_rotation_moves_every_encoding_by_delta_whatever_t(delta):
     d, t = 12, np.array([3.0, 4.0, 10.0, 250.0])
-    R = shift_rotation(k, d)
-    np.testing.assert_allclose(sinusoidal_encoding(t, d) @ R.T, sinusoidal_encoding(t + k, d),
-                               atol=1e-11)
+    R = shift_rotation(delta, d)
+    np.testing.assert_allclose(sinusoidal_encoding(t, d) @ R.T,
+                               sinusoidal_encoding(t + delta, d), atol=1e-11)
     np.testing.assert_allclose(R.T @ R, np.eye(d), atol=1e-14)
-    np.testing.assert_allclose(R @ shift_rotation(-k, d), np.eye(d), atol=1e-13)
+    np.testing.assert_allclose(R @ shift_rotation(-delta, d), np.eye(d), atol=1e-13)
+    np.testing.assert_array_equal(R, rope_matrix(delta, d).T)  # one rotation: R(Δ)ᵀ
 
 
 # -- rotary embeddings ---------------------------------------------------------------------
@@ -167,8 +168,8 @@ def test_alibi_weights_decay_geometrically_with_distance():
     (lambda: rope_matrix(np.nan, 4), "m must be finite"),
     (lambda: rope_matrix("one", 4), "m must be a real number"),
     (lambda: rope_matrix(1, 5), "d must be even"),
-    (lambda: shift_rotation(np.inf, 4), "k must be finite"),
-    (lambda: shift_rotation("one", 4), "k must be a real number"),
+    (lambda: shift_rotation(np.inf, 4), "delta must be finite"),
+    (lambda: shift_rotation("one", 4), "delta must be a real number"),
     (lambda: alibi_slopes(0), "n_heads must be a positive integer"),
     (lambda: alibi_bias(4, -0.5), "slope must be a non-negative number"),
     (lambda: alibi_bias(2.5, 0.5), "N must be a positive integer"),
