@@ -14,7 +14,7 @@
   ``html_meta``, or else its first paragraph), and the landing page's tab says the title once;
 * a "Predict, then run" box is not answered on the same screen: the output of the code cell
   right after it is folded behind "Show the answer" (in JupyterLab it stays as the reader's
-  run leaves it);
+  run leaves it), unless that output is a control, which the reader moves to find out;
 * Thebe offline: live code loads Thebe from a CDN only when the reader clicks *Live Code*;
   with no network the button says so instead of hanging on "Loading...".
 """
@@ -142,9 +142,13 @@ def predicted_cells(doctree) -> list:
 def fold_predicted_answers(doctree) -> None:
     """Fold the output of each cell a prediction asks about with myst-nb's own ``hide-output``
     (a cell whose input is hidden keeps it hidden); run before myst-nb's ``HideInputCells``."""
+    from docutils import nodes
+
     for cell in predicted_cells(doctree):
         if not cell.children or cell.children[-1].get("nb_element") != "cell_code_output":
             continue
+        if any('class="explorable' in raw.astext() for raw in cell.findall(nodes.raw)):
+            continue  # a control is the experiment itself: the reader moves it to find out
         mode = cell.get("hide_mode")
         if mode not in ("all", "output", "input+output"):
             cell["hide_mode"] = "input+output" if mode == "input" else "output"
@@ -225,6 +229,55 @@ def register_author_year_style() -> None:
     register_plugin("pybtex.style.formatting", "authoryear", AuthorYear)
 
 
+EMPTY_BRAND = re.compile(r'<a class="navbar-brand logo" href="([^"]*)">'
+                         r'(\s*<p class="title logo__title"></p>\s*)</a>')
+
+
+def label_empty_brand(site: Path) -> None:
+    """The landing page's sidebar brand has no text (its title is the page's heading): name
+    the link for screen readers."""
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = EMPTY_BRAND.sub(r'<a class="navbar-brand logo" href="\1" aria-label="Home">\2</a>',
+                              text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
+def finish_pages(app, exception):
+    if exception is None and app.builder.format == "html":
+        label_empty_brand(Path(app.outdir))
+
+
+#: Where the hover previews of every page are kept between builds (see :func:`keep_tips`).
+TIPS_FILE = "tippy_pages.pickle"
+
+
+def restore_tips(app):
+    """sphinx-tippy collects each page's previews while it writes the page, after Sphinx has
+    saved its environment: a later build that rewrites only some pages would lose the others'
+    previews, and links into them would show none. Start from the last build's."""
+    path = Path(app.doctreedir) / TIPS_FILE
+    if app.builder.format == "html" and path.exists():
+        import pickle
+
+        with path.open("rb") as handle:
+            pages = pickle.load(handle)
+        data = getattr(app.env, "tippy_data", None) or {"pages": {}, "wiki_titles": set()}
+        data["pages"] = {**pages, **data["pages"]}
+        app.env.tippy_data = data
+
+
+def keep_tips(app, exception):
+    """Save every page's previews for the next build (:func:`restore_tips`)."""
+    data = getattr(app.env, "tippy_data", None)
+    if exception is None and app.builder.format == "html" and data:
+        import pickle
+
+        with (Path(app.doctreedir) / TIPS_FILE).open("wb") as handle:
+            pickle.dump(data["pages"], handle)
+
+
 def plain_status_words():
     """The execution-status table ({nb-exec-table}) says "passed"/"failed" in words, not in
     emoji that some fonts (and screen readers) render poorly."""
@@ -245,6 +298,9 @@ def setup(app):
     app.connect("html-page-context", describe_page)
     for transform in answer_transforms():
         app.add_post_transform(transform)
+    app.connect("builder-inited", restore_tips)
+    app.connect("build-finished", keep_tips)
+    app.connect("build-finished", finish_pages)
     app.add_js_file(None, body=THEBE_OFFLINE_JS)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")
