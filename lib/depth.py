@@ -38,6 +38,7 @@ __all__ = [
     "rms_norm_jacobian",
     "simulate_stack",
     "stack_theory",
+    "tanh_stack_theory",
 ]
 
 #: Activations of :func:`activation`; only the first two have a closed-form factor.
@@ -148,6 +149,35 @@ def stack_theory(widths, init: str, act: str, gain: float = 1.0):
     for n_in, n_out in zip(widths[-2::-1], widths[:0:-1], strict=True):
         r.append(r[-1] * n_out * init_variance(n_in, n_out, init, gain) * c)
     return np.array(q), np.array(r[::-1])
+
+
+def tanh_stack_theory(gain: float, L: int, n_nodes: int = 101):
+    """Second moments of an infinitely wide ``tanh`` stack, forwards and backwards.
+
+    .. math:: q_l = \\mathbb{E}\\big[\\tanh\\big(\\sqrt{g\\, q_{l-1}}\\, Z\\big)^2\\big],
+              \\qquad r_{l-1} = g\\, \\mathbb{E}\\big[\\tanh'\\big(\\sqrt{g\\, q_{l-1}}\\,
+              Z\\big)^2\\big]\\, r_l, \\qquad q_0 = r_L = 1
+
+    for a standard normal ``Z`` and the gain ``g = n σ²`` (``gain``); the expectations by
+    Gauss–Hermite quadrature with ``n_nodes`` nodes. The backward recursion treats the weights
+    as independent of the gradient arriving from above, as :func:`stack_theory` does. Returns
+    ``(q, r)``, each of shape ``(L + 1,)``. Derived in {ref}`sec-depth-deeper-tanh`.
+
+    >>> q, r = tanh_stack_theory(1.0, 2)
+    >>> q.round(3).tolist(), r.round(3).tolist()
+    ([1.0, 0.394, 0.236], [0.296, 0.637, 1.0])
+    """
+    gain = positive_float(gain, "gain")
+    L, n_nodes = positive_int(L, "L"), positive_int(n_nodes, "n_nodes")
+    nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
+    weights = weights / weights.sum()  # E[f(Z)] ≈ Σ f(node) weight
+    q, factors = [1.0], []
+    for _ in range(L):
+        t = np.tanh(np.sqrt(gain * q[-1]) * nodes)
+        factors.append(gain * float(weights @ (1 - t**2) ** 2))  # g E[tanh'(z)²]
+        q.append(float(weights @ t**2))
+    r = np.cumprod([1.0, *factors[::-1]])[::-1]  # r_L = 1, then down through layers L..1
+    return np.array(q), r
 
 
 def simulate_stack(widths, init: str, act: str, rng: np.random.Generator, gain: float = 1.0,

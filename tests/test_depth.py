@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,7 @@ from lib.depth import (
     rms_norm_jacobian,
     simulate_stack,
     stack_theory,
+    tanh_stack_theory,
 )
 from tests.conftest import chapter_cell
 
@@ -211,3 +214,44 @@ def test_the_chapters_norms_are_lib_norms():
     x = np.random.default_rng(13).standard_normal((6, 24)) * 4 - 1
     assert np.abs(ns["layer_norm"](x) - layer_norm(x)).max() < 1e-14
     assert np.abs(ns["rms_norm"](x) - rms_norm(x)).max() < 1e-14
+
+
+def test_the_chapters_tanh_recursion_is_lib_tanh_stack_theory():
+    ns = chapter_cell(CHAPTER, "derive-tanh-theory", {"np": np, "lib": lib, "math": math})
+    for gain, L in ((0.5, 3), (1.0, 40), (4.0, 25)):
+        q, r = tanh_stack_theory(gain, L)
+        assert np.allclose((q[-1], r[0]), ns["tanh_recursion"](gain, L), rtol=1e-12)
+
+
+# -- tanh at infinite width --------------------------------------------------------------
+
+def test_tanh_theory_one_layer_matches_monte_carlo():
+    z = np.random.default_rng(21).standard_normal(400_000)
+    for gain in (0.5, 2.0):
+        q, r = tanh_stack_theory(gain, 1)
+        t = np.tanh(np.sqrt(gain) * z)
+        assert q[1] == pytest.approx(np.mean(t**2), abs=5 * np.std(t**2) / np.sqrt(z.size))
+        slope2 = gain * (1 - t**2) ** 2
+        assert r[0] == pytest.approx(np.mean(slope2), abs=5 * np.std(slope2) / np.sqrt(z.size))
+        assert q[0] == 1.0 and r[1] == 1.0
+
+
+def test_tanh_theory_small_signal_decays_as_one_over_2l():
+    # 1/q_l ≈ 1/q_{l-1} + 2 for small q: after many layers 2 L q_L approaches 1
+    q, _ = tanh_stack_theory(1.0, 2000)
+    assert 2 * 2000 * q[-1] == pytest.approx(1.0, abs=0.01)
+
+
+def test_tanh_theory_backward_is_the_product_of_layer_factors():
+    q, r = tanh_stack_theory(4.0, 5)
+    assert np.all(r[:-1] / r[1:] > 1)  # saturated: every backward factor exceeds 1
+    assert r.shape == q.shape == (6,)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tanh_stack_theory(0.0, 3), "gain must be a positive number"),
+    (lambda: tanh_stack_theory(1.0, 0), "L must be a positive integer"),
+])
+def test_tanh_theory_rejects_bad_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
