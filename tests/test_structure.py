@@ -148,9 +148,8 @@ HIDDEN = ("hide-input", "hide-cell", "remove-input", "remove-cell")
 
 
 def bound_and_used(source: str) -> tuple[set[str], set[str], set[str]]:
-    """A cell's names: bound at its top level by assignment, ``def``, ``class``, ``for`` or
-    ``with``; bound by ``import``; and read anywhere (IPython magics and shell lines left out).
-    """
+    """A cell's names: bound by assignment, ``def``, ``class``, ``for``, ``with`` or as a
+    parameter; bound by ``import``; and read (IPython magics and shell lines left out)."""
     code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
                      for line in source.splitlines())
     tree = ast.parse(code)
@@ -160,6 +159,8 @@ def bound_and_used(source: str) -> tuple[set[str], set[str], set[str]]:
             (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             bound.add(node.name)
+        elif isinstance(node, ast.arg):  # a function's parameter is its own
+            bound.add(node.arg)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imported.update((a.asname or a.name).split(".")[0] for a in node.names)
     return bound, imported, used
