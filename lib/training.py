@@ -169,6 +169,16 @@ def train_queries(runs, steps: int = 300):
     if len({run["V"].shape[1:] for run in runs}) != 1:
         raise ValueError("every run needs the same m and d_v, got V of shapes "
                          f"{[run['V'].shape for run in runs]}")
+    y, R_T, V, v_t, lr = _side_by_side(runs)
+    losses, norms, final_loss, weights = _descend(y, R_T, V, v_t, lr, steps)
+    return _split_runs(runs, y.T, losses, norms, final_loss, weights.T)
+
+
+def _side_by_side(runs):
+    """The reduced runs' arrays as one batch, the batch axis last: ``y`` ``(r, N)``, the keys
+    ``R_T`` already divided by ``s`` ``(m, r, N)``, ``V`` ``(m, d_v, N)``, the target values
+    ``v_t`` ``(d_v, N)`` and the learning rates ``(N,)``; ``y`` and ``R_T`` padded with zeros to
+    the largest ``r``."""
     r = max(run["R_T"].shape[2] for run in runs)
 
     def batch_last(key, pad=False):  # the runs' arrays side by side, the batch axis last
@@ -183,6 +193,13 @@ def train_queries(runs, steps: int = 300):
     s = np.concatenate([np.full(len(run["y0"]), run["s"]) for run in runs])
     R_T = R_T / s  # Rᵀ / s: the scores are (Rᵀ / s) y and the gradient (R / s) ∂L/∂z
     lr = np.concatenate([np.full(len(run["y0"]), run["lr"]) for run in runs])
+    return y, R_T, V, v_t, lr
+
+
+def _descend(y, R_T, V, v_t, lr, steps):
+    """``steps`` steps ``y ← y − lr R (∂L/∂z) / s`` on the batch of :func:`_side_by_side`, in
+    place on ``y``. Returns the losses and gradient norms ``(steps, N)`` before each step, and
+    the final loss ``(N,)`` and weights ``(m, N)`` after the last."""
     N = y.shape[1]
     losses, norms = np.empty((steps, N)), np.empty((steps, N))
     final_loss, weights = np.empty(N), np.empty((R_T.shape[0], N))
@@ -196,7 +213,13 @@ def train_queries(runs, steps: int = 300):
             y_b -= lr_b * grad
         final_loss[b], _, weights[:, b] = _reduced_step(y_b, R_b, V_b, v_b)
         y[:, b] = y_b
-    y, weights = y.T, weights.T
+    return losses, norms, final_loss, weights
+
+
+def _split_runs(runs, y, losses, norms, final_loss, weights):
+    """One dict per run, as :func:`train_query` describes, from the batch's results (the batch
+    axis first in ``y`` ``(N, r)`` and ``weights`` ``(N, m)``, last in the rest); each query is
+    taken back from the coordinates ``y``, ``q = q₀ + Q (y − y₀)``."""
     out, start = [], 0
     for run in runs:
         rows = slice(start, start + len(run["y0"]))
