@@ -37,7 +37,18 @@ def task_head_weights(n_heads: int, beta: float) -> list[np.ndarray]:
 
 
 def setup_task(fig):
-    """Draw the control's frame: two weight grids and the error against β."""
+    """Draw the control's frame: two weight grids and the error against β.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig = plt.figure(figsize=(7, 2.6))
+    >>> art = setup_task(fig)
+    >>> len(art["images"]), art["note"].get_text()
+    (2, '')
+    >>> update_task(art, 1, 4)
+    >>> art["head2"].get_title()
+    '(no second head)'
+    >>> plt.close(fig)
+    """
     # two weight grids side by side, then a wider gap (where a phone cuts the frame), the error
     axes = [fig.add_axes(box) for box in ([0.06, 0.2, 0.2, 0.64], [0.29, 0.2, 0.2, 0.64],
                                           [0.66, 0.2, 0.32, 0.64])]
@@ -62,7 +73,16 @@ def setup_task(fig):
 
 
 def update_task(art, n_heads, beta):
-    """Show the weights of ``n_heads`` heads at score gap ``beta`` and mark the error."""
+    """Show the weights of ``n_heads`` heads at score gap ``beta`` and mark the error.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig = plt.figure(figsize=(7, 2.6))
+    >>> art = setup_task(fig)
+    >>> update_task(art, 2, 8)
+    >>> art["note"].get_text().startswith("2 heads, β = 8: error")
+    True
+    >>> plt.close(fig)
+    """
     P = task_head_weights(n_heads, beta)
     art["images"][0].set_data(P[0])
     art["images"][1].set_data(P[1] if n_heads == 2
@@ -84,7 +104,14 @@ TASK_ALT = ("Weights of {n_heads} head(s) on the two-offset task at score gap β
 
 
 def plot_hull(values, outputs, ax=None):
-    """The values as the corners of a polygon, filled, and the outputs as a cloud of dots."""
+    """The values as the corners of a polygon, filled, and the outputs as a cloud of dots.
+
+    >>> import matplotlib.pyplot as plt
+    >>> ax = plot_hull([[0, 0], [1, 0], [0, 1]], [[0.2, 0.2], [0.5, 0.1]])
+    >>> len(ax.collections), ax.get_xlabel()
+    (2, 'first component')
+    >>> plt.close(ax.figure)
+    """
     values, outputs = np.asarray(values), np.asarray(outputs)
     if ax is None:
         _, ax = plt.subplots(figsize=(4.4, 3.2))
@@ -99,7 +126,14 @@ def plot_hull(values, outputs, ax=None):
 
 
 def plot_task_circuits(beta: float = 4.0):
-    """The two heads of the task: QK circuits on the position block, OV on the content rows."""
+    """The two heads of the task: QK circuits on the position block, OV on the content rows.
+
+    >>> import matplotlib.pyplot as plt
+    >>> axes = plot_task_circuits(4.0)
+    >>> axes.shape, axes[0, 0].get_title()
+    ((2, 2), 'head 1: QK, positions')
+    >>> plt.close(axes[0, 0].figure)
+    """
     QK, OV = head_circuits(*two_offset_layer(2, beta), 2)
     d_c = TASK_WIDTH
     fig, axes = plt.subplots(2, 2, figsize=(6.4, 3.9), gridspec_kw={"height_ratios": [1, 0.75]})
@@ -121,6 +155,12 @@ def plot_collapse(curves: dict, ax=None):
     """``res(X_l)/res(X_0)`` against the layer, one line per entry of ``curves`` (label: ratios).
 
     Values below 1e-17 are drawn at 1e-17, the floor of the axis.
+
+    >>> import matplotlib.pyplot as plt
+    >>> ax = plot_collapse({"no skip": [1, 0.1, 0.0]})
+    >>> ax.lines[0].get_ydata().tolist()
+    [1.0, 0.1, 1e-17]
+    >>> plt.close(ax.figure)
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(5.6, 3.2))
