@@ -4,6 +4,7 @@ Derived in the chapter *The Geometry of Dot Products* (``book/dot-products.md``)
 
 * lengths and angles: :func:`dot`, :func:`norm`, :func:`cosine`, :func:`angle`;
 * shadows: :func:`scalar_projection`, :func:`vector_projection`;
+* keys at chosen angles to a query: :func:`keys_at_cosines`;
 * random directions: :func:`random_cosines`, :func:`sample_cosines`, the exact density
   :func:`cosine_pdf` and tail :func:`cosine_tail`;
 * nearly orthogonal sets: :func:`packing_lower_bound`, :func:`greedy_packing`.
@@ -21,6 +22,7 @@ import numpy as np
 from ._checks import (
     as_vector,
     nonzero_length,
+    positive_float,
     positive_int,
     require_generator,
     same_length,
@@ -34,6 +36,7 @@ __all__ = [
     "cosine_tail",
     "dot",
     "greedy_packing",
+    "keys_at_cosines",
     "norm",
     "packing_lower_bound",
     "random_cosines",
@@ -136,6 +139,39 @@ def vector_projection(a, b) -> np.ndarray:
     same_length(a, b)
     nonzero_length(b, "b")
     return (float(a @ b) / float(b @ b)) * b
+
+
+def keys_at_cosines(q, cosines, length: float, rng: np.random.Generator) -> np.ndarray:
+    """Keys of one length at chosen cosines to a query, each turned a random way off it.
+
+    .. math:: k_j = \\ell\\,\\big(c_j\\, \\hat q + \\sqrt{1 - c_j^2}\\; \\hat r_j\\big),
+              \\qquad \\hat q = q / \\lVert q \\rVert,\\quad \\hat r_j \\perp q,\\
+              \\lVert \\hat r_j \\rVert = 1
+
+    with ``ℓ = length``, ``c_j`` the ``cosines`` (each in ``[-1, 1]``) and ``r̂_j`` a standard
+    normal draw with its shadow on ``q`` removed, normalized. ``q`` has shape ``(d,)`` with
+    ``d ≥ 2``; the result has shape ``(len(cosines), d)``. Used in {ref}`sec-dot-hijack`.
+
+    >>> K = keys_at_cosines([3.0, 4.0], [0.6, -1.0], 2.0, np.random.default_rng(0))
+    >>> [round(cosine([3.0, 4.0], k), 6) for k in K], np.linalg.norm(K, axis=1).round(6).tolist()
+    ([0.6, -1.0], [2.0, 2.0])
+    """
+    q = as_vector(q, "q")
+    if q.size < 2:
+        raise ValueError(f"q needs at least 2 coordinates to turn a key off it, got {q.size}")
+    q_hat = q / nonzero_length(q, "q")
+    cosines = as_vector(cosines, "cosines")
+    if np.any(np.abs(cosines) > 1):
+        raise ValueError(f"cosines must lie in [-1, 1], got {cosines.tolist()}")
+    length = positive_float(length, "length")
+    rng = require_generator(rng)
+    keys = []
+    for c in cosines:
+        r = rng.standard_normal(q.size)
+        r -= dot(r, q_hat) * q_hat  # keep only the part perpendicular to q
+        r /= norm(r)
+        keys.append(length * (c * q_hat + math.sqrt(1 - c**2) * r))
+    return np.array(keys)
 
 
 def random_cosines(d: int, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -18,6 +18,7 @@ from lib.vectors import (
     cosine_tail,
     dot,
     greedy_packing,
+    keys_at_cosines,
     norm,
     packing_lower_bound,
     random_cosines,
@@ -319,3 +320,33 @@ def test_plot_score_grid():
         plotting.plot_score_grid([[np.inf]])
     with pytest.raises(ValueError, match="one entry per row"):
         plotting.plot_score_grid([[1.0]], labels=["a", "b"])
+
+
+# --- keys at chosen cosines (the key-length experiment) ---------------------------------------
+
+
+def test_keys_at_cosines_have_the_asked_cosines_and_length():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal(16)
+    cos_wanted = np.array([0.6, 0.4, 0.2, 0.1, -0.2, 1.0, -1.0, 0.0])
+    K = keys_at_cosines(q, cos_wanted, 4.0, rng)
+    assert K.shape == (8, 16)
+    assert_allclose(np.linalg.norm(K, axis=1), 4.0, rtol=1e-13)
+    assert_allclose([cosine(q, k) for k in K], cos_wanted, atol=1e-13)
+
+
+def test_keys_at_cosines_turn_a_random_way():
+    q = np.array([1.0, 0.0, 0.0])
+    K = keys_at_cosines(q, [0.0, 0.0], 1.0, np.random.default_rng(0))
+    assert abs(K[0] @ K[1]) < 0.999  # two different directions perpendicular to q
+
+
+@pytest.mark.parametrize("q, cosines, length", [
+    ([1.0], [0.5], 1.0),             # no room to turn off q
+    ([0.0, 0.0], [0.5], 1.0),        # q has no direction
+    ([1.0, 0.0], [1.5], 1.0),        # not a cosine
+    ([1.0, 0.0], [0.5], 0.0),        # length must be positive
+])
+def test_keys_at_cosines_rejects_bad_input(q, cosines, length):
+    with pytest.raises(ValueError):
+        keys_at_cosines(q, cosines, length, np.random.default_rng(0))
