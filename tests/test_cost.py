@@ -192,14 +192,6 @@ def test_chapter_online_normalizer_matches_lib():
         assert ns["online_normalizer"](z, block) == online_normalizer(z, block)
 
 
-def test_chapter_attention_row_matches_straightforward():
-    ns = chapter_cell("derive-row")
-    rng = np.random.default_rng(31)
-    q, K, V = rng.standard_normal(16), rng.standard_normal((101, 16)), rng.standard_normal((101, 5))
-    np.testing.assert_allclose(ns["attention_row"](q, K, V, 10), attention(q[None], K, V)[0],
-                               atol=1e-13)
-
-
 def test_chapter_tiled_attention_is_lib_tiled_attention():
     ns = chapter_cell("derive-tiled")
     rng = np.random.default_rng(32)
