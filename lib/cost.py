@@ -26,7 +26,8 @@ from ._checks import as_float_matrix, positive_int
 #: Re-exported by ``lib``. ``attention`` stays in this module (``lib.cost.attention``): the
 #: name belongs to ``lib.attention.attention``. Masks come from :mod:`lib.masks`.
 __all__ = ["attention_bytes", "crossover_length", "decode_flops", "kv_cache_bytes",
-           "layer_flops", "online_normalizer", "online_softmax", "tiled_attention"]
+           "layer_flops", "on_chip", "online_normalizer", "online_softmax", "outer_block",
+           "pairwise_share", "tiled_attention"]
 
 #: Operations per score in the softmax: a comparison for the maximum, a subtraction, an
 #: exponential (counted as one operation), an addition for the sum and a division.

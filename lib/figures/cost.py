@@ -23,7 +23,11 @@ PALETTE = [COLORS[c] for c in ("blue", "orange", "green", "vermillion", "purple"
 
 
 def plain(value, _pos=None):
-    """A tick label as plain text, 0.05, 512 or 10¹⁰: TeX labels are slow to draw."""
+    """A tick label as plain text, 0.05, 512 or 10¹⁰: TeX labels are slow to draw.
+
+    >>> plain(0.05), plain(512), plain(1e10)
+    ('0.05', '512', '10¹⁰')
+    """
     power = math.log10(value)
     if not 1e-3 <= value < 1e4 and abs(power - round(power)) < 1e-9:
         return "10" + str(round(power)).translate(SUPERSCRIPTS)
@@ -36,7 +40,15 @@ def _minor_label(value, axis):
 
 
 def log_axes(ax, x_base=10, y_base=10):
-    """Logarithmic x and y axes (base None: left linear), labelled in plain text."""
+    """Logarithmic x and y axes (base None: left linear), labelled in plain text.
+
+    >>> fig, ax = plt.subplots()
+    >>> log_axes(ax, x_base=2, y_base=None) is ax
+    True
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'linear')
+    >>> plt.close(fig)
+    """
     for set_scale, axis, base in ((ax.set_xscale, ax.xaxis, x_base),
                                   (ax.set_yscale, ax.yaxis, y_base)):
         if base is not None:
@@ -47,7 +59,13 @@ def log_axes(ax, x_base=10, y_base=10):
 
 
 def share():
-    """The pairwise share of the FLOPs against N/d for every model, with the two crossovers."""
+    """The pairwise share of the FLOPs against N/d for every model, with the two crossovers.
+
+    >>> fig = share()
+    >>> len(fig.axes[0].lines)        # a curve and a dot per model, and the two crossovers
+    12
+    >>> plt.close(fig)
+    """
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     ratio = np.geomspace(0.01, 100, 200)
     for (name, (d, h, _layers, context)), color in zip(MODELS.items(), PALETTE,
@@ -64,7 +82,14 @@ def share():
 
 
 def measured(sizes, times, memory, counted):
-    """Times of the steps of one head (left) and its peak memory on the count (right)."""
+    """Times of the steps of one head (left) and its peak memory on the count (right).
+
+    >>> sizes, counted = [64, 128, 256], [1e6, 4e6, 1.6e7]
+    >>> fig = measured(sizes, {"scores": [1e-4, 4e-4, 1.6e-3]}, counted, counted)
+    >>> [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+    ['scores (slope 2.0)', 'count', 'measured (slope 2.00)']
+    >>> plt.close(fig)
+    """
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(8.4, 3.4))
     for (name, t), color in zip(times.items(), PALETTE, strict=False):
         ax_t.plot(sizes, 1e3 * np.array(t), "o-", color=color, ms=4,
@@ -83,7 +108,13 @@ def measured(sizes, times, memory, counted):
 
 
 def roofline(peak, bandwidth, softmax_ceiling, dots):
-    """The roofline of one core; ``dots``: (label, intensity, GFLOP/s, filled) per point."""
+    """The roofline of one core; ``dots``: (label, intensity, GFLOP/s, filled) per point.
+
+    >>> fig = roofline(100.0, 10.0, 20.0, [("scores", 16.0, 80.0, True)])
+    >>> len(fig.axes[0].lines)        # two roofs, the ridge point's line and one dot
+    4
+    >>> plt.close(fig)
+    """
     x = np.geomspace(0.05, 200, 200)
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     ax.plot(x, np.minimum(peak, x * bandwidth), color="black", lw=1.5,
@@ -102,7 +133,13 @@ def roofline(peak, bandwidth, softmax_ceiling, dots):
 
 
 def panels(scores, block):
-    """The online softmax over blocks of ``scores``: one panel per block."""
+    """The online softmax over blocks of ``scores``: one panel per block.
+
+    >>> fig = panels(np.array([0.0, 1.0, 2.0, 0.0]), 2)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['α = 0.000, ℓ = 1.368', 'α = 0.368, ℓ = 1.639']
+    >>> plt.close(fig)
+    """
     n_blocks = len(scores) // block
     fig, axes = plt.subplots(1, n_blocks, figsize=(8.4, 2.8), sharey=True)
     m, ell = -math.inf, 0.0
@@ -126,7 +163,14 @@ def panels(scores, block):
 
 
 def memory(sizes, counts, measured_bytes, working_set, crossover):
-    """Peak memory of both methods, counted (lines) and measured (dots), and the working set."""
+    """Peak memory of both methods, counted (lines) and measured (dots), and the working set.
+
+    >>> counts = {"straightforward": [1e6, 4e6, 1.6e7], "tiled": [2e6, 3e6, 5e6]}
+    >>> fig = memory([64, 128, 256], counts, counts, [1e6, 1e6, 1e6], 100)
+    >>> fig.axes[0].get_ylabel()
+    'peak memory (MB)'
+    >>> plt.close(fig)
+    """
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     for (method, count), color in zip(counts.items(), (COLORS["vermillion"], COLORS["blue"]),
                                   strict=True):
@@ -144,7 +188,13 @@ def memory(sizes, counts, measured_bytes, working_set, crossover):
 
 
 def blocks(n, b, kinds):
-    """The blocks of a causal tiled pass: 2 full, 1 masked inside, 0 skipped."""
+    """The blocks of a causal tiled pass: 2 full, 1 masked inside, 0 skipped.
+
+    >>> fig = blocks(4, 2, np.array([[1, 0], [2, 1]]))
+    >>> len(fig.axes[0].patches)      # one rectangle per block
+    4
+    >>> plt.close(fig)
+    """
     fig, ax = plt.subplots(figsize=(3.6, 3.6))
     edges = list(range(0, n, b)) + [n]
     shade = {0: "white", 1: COLORS["sky"], 2: COLORS["blue"]}
@@ -164,7 +214,13 @@ def blocks(n, b, kinds):
 
 
 def decode(d, h):
-    """Work of one layer to generate T tokens, with and without a KV cache."""
+    """Work of one layer to generate T tokens, with and without a KV cache.
+
+    >>> fig = decode(64, 1)
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['with a KV cache', 'without a cache']
+    >>> plt.close(fig)
+    """
     c = 4 * d + 5 * h
     T = np.unique(np.geomspace(1, 2**17, 120).astype(int)).astype(float)
     cached = 24 * d**2 * T + c * T * (T + 1) / 2
@@ -180,7 +236,17 @@ def decode(d, h):
 
 
 def qk_timing(t_N, t_d):
-    """Times of Q Kᵀ against N (left) and d_k (right), with slope-2 and slope-1 guides."""
+    """Times of Q Kᵀ against N (left) and d_k (right), with slope-2 and slope-1 guides.
+
+    ``t_N`` and ``t_d`` map a size to a time in seconds (three sizes or more: the guides pass
+    through the third point).
+
+    >>> times = {64: 1e-4, 128: 2e-4, 256: 4e-4}
+    >>> fig = qk_timing(times, times)
+    >>> [ax.get_legend().get_texts()[1].get_text() for ax in fig.axes]
+    ['slope 2', 'slope 1']
+    >>> plt.close(fig)
+    """
     fig, (ax_n, ax_d) = plt.subplots(1, 2, figsize=(8.0, 3.2))
     for ax, times_s, slope, xlabel in ((ax_n, t_N, 2, "sequence length N"),
                                        (ax_d, t_d, 1, "head width d_k")):
@@ -198,7 +264,17 @@ def qk_timing(t_N, t_d):
 
 
 def window_errors(windows, errors, draws):
-    """Relative error of the window against exact causal attention, mean ± standard error."""
+    """Relative error of the window against exact causal attention, mean ± standard error.
+
+    ``errors`` maps each of two kinds of input to an array ``(draws, len(windows))``; the last
+    window (the whole sequence, error 0) is left out.
+
+    >>> err = np.ones((3, 4))
+    >>> fig = window_errors(np.array([1, 2, 4, 8]), {"random": err, "repeated": err}, 3)
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['random inputs', 'repeated inputs']
+    >>> plt.close(fig)
+    """
     fig, ax = plt.subplots(figsize=(6.0, 3.4))
     for (kind, err), color in zip(errors.items(), (COLORS["vermillion"], COLORS["blue"]),
                                 strict=True):
