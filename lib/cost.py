@@ -26,7 +26,8 @@ from ._checks import as_float_matrix, positive_int
 #: Re-exported by ``lib``. ``attention`` stays in this module (``lib.cost.attention``): the
 #: name belongs to ``lib.attention.attention``. Masks come from :mod:`lib.masks`.
 __all__ = ["attention_bytes", "crossover_length", "decode_flops", "kv_cache_bytes",
-           "layer_flops", "online_normalizer", "online_softmax", "tiled_attention"]
+           "layer_flops", "on_chip", "online_normalizer", "online_softmax", "outer_block",
+           "pairwise_share", "tiled_attention"]
 
 #: Operations per score in the softmax: a comparison for the maximum, a subtraction, an
 #: exponential (counted as one operation), an addition for the sum and a division.
@@ -343,3 +344,57 @@ def _query_block(q, K, V, i0: int, block_k: int, offset: int | None) -> np.ndarr
         m = m_new
         del s                                       # freed before the next block is formed
     return acc / ell[:, None]
+
+
+# -- the models of the chapter, and the pairwise share ------------------------------------------
+
+#: Published shapes: name -> (d_model, heads, layers, context length it was trained at).
+#: GPT-2 from its released configurations (Radford et al., 2019); GPT-3 from Brown et al. (2020).
+MODELS = {
+    "GPT-2 small": (768, 12, 12, 1024),
+    "GPT-2 medium": (1024, 16, 24, 1024),
+    "GPT-2 XL": (1600, 25, 48, 1024),
+    "GPT-3 6.7B": (4096, 32, 32, 2048),
+    "GPT-3 175B": (12288, 96, 96, 2048),
+}
+
+
+def pairwise_share(n, d_model: int, n_heads: int, causal: bool = False) -> np.ndarray:
+    """Share of one layer's FLOPs in the scores, softmax and weighted sum, for lengths ``n``.
+
+    .. math:: \\frac{(4d + 5h) P}{(4d + 5h) P + 24 d^2 N}, \\qquad P = N^2
+              \\text{ or, with ``causal``, } N(N + 1)/2
+
+    The closed form of :func:`layer_flops`' shares (``d_ff = 4d``), for an array of lengths.
+
+    >>> round(float(pairwise_share(1024, 768, 12)), 3)
+    0.185
+    """
+    d, h = _heads(d_model, n_heads)
+    n = np.asarray(n, dtype=float)
+    pairwise = (4 * d + SOFTMAX_OPS * h) * (n * (n + 1) / 2 if causal else n * n)
+    return pairwise / (pairwise + 24 * d * d * n)
+
+
+# -- block sizes on a chip of M numbers ({ref}`sec-cost-traffic`) ------------------------------
+
+def on_chip(d_k: int, b_q: int, b_k: int) -> int:
+    """Numbers a tiled head holds on the chip: ``2 b_q d_k + 2 b_k d_k + b_q b_k``.
+
+    A block of queries and its running output, a block of keys and values, and their scores.
+
+    >>> on_chip(64, 128, 64)
+    32768
+    """
+    return 2 * b_q * d_k + 2 * b_k * d_k + b_q * b_k
+
+
+def outer_block(M: int, d_k: int, equal: bool = False) -> int:
+    """The largest outer block ``b`` that fits in ``M`` numbers beside inner blocks of
+    ``min(b, d_k)`` (or, with ``equal``, of ``b``).
+
+    >>> outer_block(192 * 1024 // 2, 64)
+    469
+    """
+    return max(b for b in range(1, M // (2 * d_k) + 1)
+               if on_chip(d_k, b, b if equal else min(b, d_k)) <= M)

@@ -5,7 +5,9 @@ A mask is a boolean array, ``True`` where query ``i`` may attend to key ``j`` (a
 
 * :func:`causal_mask`, :func:`padding_mask`, :func:`sliding_window_mask` build masks;
 * :func:`masked_softmax` is the softmax over the allowed keys of each row;
-* :func:`masked_attention` is scaled dot-product attention with a mask.
+* :func:`masked_attention` is scaled dot-product attention with a mask;
+* :func:`constant_scores` and :func:`constant_softmax` mask with a finite constant in a given
+  floating-point type, as much real code does, rounding, overflow and NaN included.
 
 A row with no allowed key (a fully masked row, e.g. the query of a padding token) has no
 softmax: the formula gives 0/0. :func:`masked_softmax` returns a row of zeros there, so the
@@ -19,8 +21,8 @@ import numpy as np
 
 from ._checks import as_array, positive_int
 
-__all__ = ["causal_mask", "masked_attention", "masked_softmax", "padding_mask",
-           "sliding_window_mask"]
+__all__ = ["causal_mask", "constant_scores", "constant_softmax", "masked_attention",
+           "masked_softmax", "padding_mask", "sliding_window_mask"]
 
 
 def _as_mask(mask, scores_shape: tuple) -> np.ndarray:
@@ -173,3 +175,45 @@ def masked_attention(Q, K, V, mask, scale: bool = True) -> np.ndarray:
     if scale:
         S = S / np.sqrt(Q.shape[-1])
     return masked_softmax(S, mask, axis=-1) @ V
+
+
+def constant_scores(scores, mask, c, dtype, replace: bool = False) -> np.ndarray:
+    """The scores in type ``dtype`` with a finite mask constant ``c`` added to the masked ones
+    (``mask`` False), or replacing them (``replace=True``); ``c=None`` is ``finfo(dtype).min``.
+
+    .. math:: \\operatorname{fl}(z_j + c) \\text{ (added)}, \\qquad
+        \\operatorname{fl}(c) \\text{ (replaced)}, \\qquad j \\text{ masked}
+
+    Nothing is checked or repaired: a sum that overflows is ``-inf``, as in the code this
+    imitates. Derived in {ref}`sec-masks-constants`.
+
+    >>> constant_scores(np.array([1.0, 2.0]), np.array([True, False]), -1e4, np.float16).tolist()
+    [1.0, -10000.0]
+    >>> constant_scores(np.array([1.0, -20.0]), np.array([True, False]), None, np.float16).tolist()
+    [1.0, -inf]
+    """
+    scores = np.asarray(scores, dtype=float)
+    mask = _as_mask(mask, scores.shape)
+    with np.errstate(over="ignore"):
+        c = np.finfo(dtype).min if c is None else dtype(c)
+        z = scores.astype(dtype)
+        return np.where(mask, z, c if replace else z + c)
+
+
+def constant_softmax(scores, mask, c, dtype, replace: bool = False,
+                     softmax_dtype=None) -> np.ndarray:
+    """Softmax on the last axis, computed in ``softmax_dtype`` (default ``dtype``), of
+    :func:`constant_scores`: the mask is applied in ``dtype``, the exponentials in
+    ``softmax_dtype`` (real code often adds the mask in float16 and exponentiates in float32).
+
+    A row whose entries are all ``-inf`` gives NaN, as a plain softmax does.
+
+    >>> constant_softmax(np.zeros(2), np.array([True, False]), -10.0, np.float64).round(6).tolist()
+    [0.999955, 4.5e-05]
+    >>> constant_softmax(np.zeros(2), np.zeros(2, dtype=bool), -np.inf, np.float32).tolist()
+    [nan, nan]
+    """
+    x = constant_scores(scores, mask, c, dtype, replace).astype(softmax_dtype or dtype)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)

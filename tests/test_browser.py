@@ -464,7 +464,12 @@ SCROLLING_SHARE = 0.10
 #: Pages still over the phone limits (issue 36), by name, in one place: display equations
 #: scrolling above SCROLLING_SHARE, and static figures wider than the column. A page leaves
 #: its set when it fits; the test says so.
-STILL_OVER_ON_A_PHONE: dict[str, set[str]] = {"equations": set(), "figures": set()}
+STILL_OVER_ON_A_PHONE: dict[str, set[str]] = {
+    "equations": {f"book/{c}.html" for c in ("expectation-variance", "depth", "dot-products",
+                                             "heads")},
+    "figures": {f"book/{c}.html" for c in ("expectation-variance", "depth", "dot-products",
+                                           "position", "heads", "masks", "attention-cost")},
+}
 
 
 def narrow_problems(page: str, counts: dict) -> list[str]:

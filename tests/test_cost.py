@@ -27,8 +27,11 @@ from lib.cost import (
     decode_flops,
     kv_cache_bytes,
     layer_flops,
+    on_chip,
     online_normalizer,
     online_softmax,
+    outer_block,
+    pairwise_share,
     tiled_attention,
 )
 from lib.masks import causal_mask, sliding_window_mask
@@ -192,14 +195,6 @@ def test_chapter_online_normalizer_matches_lib():
         assert ns["online_normalizer"](z, block) == online_normalizer(z, block)
 
 
-def test_chapter_attention_row_matches_straightforward():
-    ns = chapter_cell("derive-row")
-    rng = np.random.default_rng(31)
-    q, K, V = rng.standard_normal(16), rng.standard_normal((101, 16)), rng.standard_normal((101, 5))
-    np.testing.assert_allclose(ns["attention_row"](q, K, V, 10), attention(q[None], K, V)[0],
-                               atol=1e-13)
-
-
 def test_chapter_tiled_attention_is_lib_tiled_attention():
     ns = chapter_cell("derive-tiled")
     rng = np.random.default_rng(32)
@@ -261,6 +256,32 @@ def test_kv_cache_bytes():
     assert kv_cache_bytes(2048, 96, 12288) == 2 * 2048 * 96 * 12288 * 2
     assert kv_cache_bytes(0, 12, 768) == 0
     assert kv_cache_bytes(10, 2, 8, itemsize=4) == 2 * 10 * 2 * 8 * 4
+
+
+def test_pairwise_share_is_layer_flops_share():
+    for d, h, _layers, context in lib.cost.MODELS.values():
+        for causal in (False, True):
+            f = layer_flops(context, d, h, causal=causal)
+            counted = (f["scores"] + f["softmax"] + f["weighted_sum"]) / sum(f.values())
+            assert pairwise_share(context, d, h, causal=causal) == pytest.approx(counted,
+                                                                                  rel=1e-12)
+    shares = pairwise_share(np.array([1.0, 100.0, 1e4]), 768, 12)
+    assert shares.shape == (3,) and np.all(np.diff(shares) > 0)
+
+
+def test_outer_block_is_the_largest_that_fits_on_chip():
+    assert on_chip(64, 128, 64) == 2 * 128 * 64 + 2 * 64 * 64 + 128 * 64
+    for M, d_k in ((192 * 1024 // 2, 64), (20_000, 32), (4096, 16)):
+        for equal in (False, True):
+            b = outer_block(M, d_k, equal=equal)
+            fits, next_fits = ((on_chip(d_k, outer, outer if equal else min(outer, d_k)) <= M)
+                               for outer in (b, b + 1))
+            assert fits and not next_fits
+
+
+def test_the_chapters_cost_helpers_are_exported_by_lib():
+    for name in ("pairwise_share", "on_chip", "outer_block"):
+        assert name in lib.__all__ and getattr(lib, name) is getattr(lib.cost, name)
 
 
 def test_masks():

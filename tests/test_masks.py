@@ -15,6 +15,8 @@ import lib
 from lib.attention import attention, numerical_jacobian, softmax
 from lib.masks import (
     causal_mask,
+    constant_scores,
+    constant_softmax,
     masked_attention,
     masked_softmax,
     padding_mask,
@@ -267,3 +269,45 @@ def test_chapter_exact_means_agree_with_monte_carlo():
         p = softmax(rng.standard_normal((n, t)), axis=-1)
         for draws, value in (((p**2).sum(axis=1), sum_p2), (-(p * np.log(p)).sum(axis=1), H)):
             assert abs(draws.mean() - value) < 4 * draws.std() / math.sqrt(n)
+
+
+# -- finite mask constants ------------------------------------------------------------------
+
+def test_constant_softmax_leak_is_r_over_one_plus_r():
+    rng = np.random.default_rng(42)
+    z = rng.standard_normal(6)
+    keep = np.array([True, False, True, True, False, True])
+    for c in (-5.0, -10.0):
+        r_add = math.exp(c) * np.exp(z[~keep]).sum() / np.exp(z[keep]).sum()
+        r_repl = math.exp(c) * (~keep).sum() / np.exp(z[keep]).sum()
+        for replace, r in ((False, r_add), (True, r_repl)):
+            leak = constant_softmax(z, keep, c, np.float64, replace)[~keep].sum()
+            assert leak == pytest.approx(r / (1 + r), rel=1e-12)
+
+
+def test_constant_mask_rounds_and_overflows_in_its_type():
+    keep = np.zeros(4, dtype=bool)
+    z = np.array([2.0, -1.0, 0.5, 3.0])
+    # float16 near -2000 has spacing 1: 0.5 - 2000 is a tie and rounds to even, -2000
+    assert (constant_scores(z, keep, -2000.0, np.float16).astype(float) + 2000).tolist() == \
+        [2.0, -1.0, 0.0, 3.0]
+    # finfo.min of float16 plus any score <= -16 overflows; all overflowing gives NaN
+    assert np.isneginf(constant_scores(np.array([-16.0]), keep[:1], None, np.float16)).all()
+    p = constant_softmax(z - 19, keep, None, np.float16, softmax_dtype=np.float32)
+    assert np.isnan(p).all()
+    # a replaced constant makes an empty row uniform, in any type where it is finite
+    for dt in (np.float16, np.float32, np.float64):
+        np.testing.assert_array_equal(constant_softmax(z, keep, -30.0, dt, replace=True), 0.25)
+    # -inf gives NaN in an empty row, and the same weights as masked_softmax otherwise
+    assert np.isnan(constant_softmax(z, keep, -np.inf, np.float64)).all()
+    rows = np.array([True, True, False, False])
+    np.testing.assert_allclose(constant_softmax(z, rows, -np.inf, np.float64),
+                               masked_softmax(z, rows), rtol=1e-15)
+
+
+def test_constant_softmax_works_row_by_row():
+    rng = np.random.default_rng(43)
+    S, mask = random_case(rng, (3, 5))
+    P = constant_softmax(S, mask, -1e4, np.float64)
+    for row in range(3):
+        np.testing.assert_allclose(P[row], constant_softmax(S[row], mask[row], -1e4, np.float64))

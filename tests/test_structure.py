@@ -328,7 +328,8 @@ def test_scaffold_writes_a_chapter_in_the_template(tmp_path, monkeypatch, capsys
     for check in (test_opening_box_says_what_you_learn_need_and_how_long,
                   test_first_section_opens_on_a_figure_or_control,
                   test_every_core_section_with_code_asks_for_a_prediction,
-                  test_chapter_ends_with_summary_levelled_exercises_and_next):
+                  test_chapter_ends_with_summary_levelled_exercises_and_next,
+                  test_visible_cells_use_no_name_that_only_a_hidden_cell_defines):
         check((path, parts))
     assert "      - file: book/toy-topic\n" in (tmp_path / "_toc.yml").read_text()
     intro = (tmp_path / "book" / "intro.md").read_text(encoding="utf-8")

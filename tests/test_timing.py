@@ -69,3 +69,40 @@ def test_time_qk_sweep_bad_input():
         time_qk_sweep([(8, 4)], 7)
     with pytest.raises(ValueError, match="min_time"):
         time_qk_sweep([(8, 4)], rng, min_time=float("inf"))
+
+
+# -- one head, step by step, and the softmax past the cache -------------------------------------
+
+def test_softmax_rows_is_the_softmax_in_place():
+    from lib.timing import softmax_rows
+    P = np.random.default_rng(0).standard_normal((5, 7)).astype(np.float32)
+    expected = np.exp(P - P.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    softmax_rows(P)
+    np.testing.assert_allclose(P, expected, rtol=1e-6)
+
+
+def test_measure_head_reports_every_step_and_the_memory_count():
+    from lib.cost import attention_bytes
+    from lib.timing import measure_head
+    r = measure_head((16, 32), 8, np.random.default_rng(1))
+    assert set(r["times"]) == {"scores", "softmax", "weighted sum", "attention"}
+    assert all(len(t) == 2 and min(t) > 0 for t in r["times"].values())
+    for n, m in zip((16, 32), r["memory"], strict=False):
+        assert 0 <= m - attention_bytes(n, n, 8, 8) < 0.2e6
+    assert r["peak"] > 0 and r["softmax_ceiling"] > 0
+
+
+def test_softmax_past_the_cache_takes_n_past_twice_the_cache_up_to_the_cap():
+    from lib.timing import softmax_past_the_cache
+    rng = np.random.default_rng(2)
+    small = softmax_past_the_cache(rng, cache=2**20, n_max=4096)
+    assert small["n"] == 4096 and small["past"] and small["bandwidth"] > 0
+    capped = softmax_past_the_cache(rng, cache=2**40, n_max=4096)
+    assert capped["n"] == 4096 and not capped["past"]
+
+
+def test_last_level_cache_is_a_size_or_zero():
+    from lib.timing import last_level_cache
+    size = last_level_cache()
+    assert size == 0 or size >= 2**16

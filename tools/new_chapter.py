@@ -59,8 +59,8 @@ saturation).
 ## The picture first
 
 This chapter was written by `tools/new_chapter.py`: replace its text and cells with your own,
-keeping the shape (CONTRIBUTING.md, "The chapter template"). Four scores go into a softmax;
-the bars are the weights it gives them.
+keeping the shape (CONTRIBUTING.md, "The chapter template"). Four scores, $z = (2, 1, 0.5, -1)$,
+go into a softmax.
 
 ```{{code-cell}} ipython3
 :tags: [hide-input]
@@ -73,7 +73,6 @@ from lib.plotting import use_house_style
 from lib.widgets import Control, Slider, folded_output
 
 use_house_style()
-z = np.array([2.0, 1.0, 0.5, -1.0])  # the running example: four scores
 ```
 
 ```{{admonition}} Predict, then run
@@ -83,6 +82,15 @@ Which score gets the largest weight, and is that weight above or below one half?
 ```
 
 ```{{code-cell}} ipython3
+z = np.array([2.0, 1.0, 0.5, -1.0])  # the running example: four scores
+p = lib.softmax(z)
+print(f"largest weight at T = 1: {{p.max():.3f}}")
+```
+
+The first key takes 0.609 of the weight; the bars show all four. Move the temperature and
+watch them spread.
+
+```{{code-cell}} ipython3
 ---
 mystnb:
   figure:
@@ -90,17 +98,17 @@ mystnb:
     name: fig-{name}-weights
   image:
     alt: Four bars; the first score gets the largest weight, the last almost none.
+tags: [hide-input]
 ---
 fig, ax = plt.subplots(figsize=(5, 2.6))
-ax.bar(range(len(z)), lib.softmax(z))
+ax.bar(range(len(z)), p)
 ax.set(xlabel="key j", ylabel="weight p_j")
 plt.show()
-print(f"largest weight at T = 1: {{lib.softmax(z).max():.3f}}")
 ```
 
-The first key takes 0.609 of the weight. Move the temperature and watch the bars spread.
-
 ```{{code-cell}} ipython3
+:tags: [hide-input]
+
 def setup_weights(fig):
     ax = fig.subplots()
     bars = ax.bar(range(len(z)), lib.softmax(z))
@@ -158,7 +166,9 @@ print("Checked: the derived softmax equals lib.softmax, to below 1e-15")
 ## Summary
 
 - The softmax turns scores into weights that are positive and sum to 1.
+- The largest score takes the largest weight, but not all of it: 0.609 of four at $T = 1$.
 - Dividing the scores by a temperature $T > 1$ spreads the weights; $T < 1$ sharpens them.
+- At $T = 4$ the largest weight falls to 0.340.
 - Subtracting the largest score first keeps the computation finite.
 
 ## Exercises
@@ -240,9 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     intro.write_text(intro.read_text().replace(rows[-1], rows[-1] + row, 1))
     print(f"wrote {path.relative_to(ROOT)}, added it to _toc.yml ({args.part}) and to the "
           "table of chapters in book/intro.md.\nAlso yours to edit: that row's question, "
-          "minutes and prerequisites; the 'Reading paths' paragraph below the table; and the "
-          f"'## Next' section of {last}.md, which should now lead to this chapter.\nThen: "
-          f"write it; make references CHAPTER={args.name} after changing its cells; make check "
+          "minutes and prerequisites; the 'Reading paths' paragraph below the table; the "
+          f"'## Next' section of {last}.md, which should now lead to this chapter; and the "
+          "chapter table of README.md.\nThen: write it; make references "
+          f"CHAPTER={args.name} after changing its cells; measure its reading time with "
+          f".venv/bin/python tools/wordcount.py book/{args.name}.md ('visible min') and write "
+          "it into the opening box and the intro row; make check "
           f"CHAPTER={args.name}")
     return 0
 

@@ -35,6 +35,31 @@ def _turn(v, angle):
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+def _rotation_setup(fig, offsets):
+    """The opening control's two panels: the plane of one pair (left) and the score against
+    the offset (right); returns the artists that :func:`rotation_parts`' update moves."""
+    ax_plane, ax_score = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
+    arrows = {}
+    for name, color, alpha in (("q", COLORS["vermillion"], 1.0), ("k", COLORS["blue"], 1.0),
+                               ("q5", COLORS["vermillion"], 0.35),
+                               ("k5", COLORS["blue"], 0.35)):
+        arrows[name] = ax_plane.annotate("", xy=(1, 0), xytext=(0, 0), arrowprops=dict(
+            arrowstyle="-|>", color=color, alpha=alpha, lw=2))
+    ax_plane.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", xticks=[-1, 0, 1],
+                 yticks=[-1, 0, 1], xlabel="coordinate 2i", ylabel="coordinate 2i + 1")
+    ax_plane.text(-1.5, 1.35, "q (query)", color=COLORS["vermillion"], fontsize=9)
+    ax_plane.text(-1.5, 1.1, "k (key)", color=COLORS["blue"], fontsize=9)
+    curve, = ax_score.plot([], [], color=COLORS["black"], lw=1.2)
+    dot, = ax_score.plot([], [], "o", color=COLORS["vermillion"], ms=7)
+    ax_score.axvline(0, color="0.6", lw=0.8)
+    ax_score.set(xlim=(offsets[0], offsets[-1]), ylim=(-1.9, 2.9),
+                 yticks=[-1.5, 0, 1.5], xlabel="offset m − n", ylabel="score q_m · k_n")
+    readout = ax_score.text(0.02, 0.97, "", transform=ax_score.transAxes, va="top",
+                            fontsize=9, family="monospace")
+    fig.tight_layout()
+    return {"arrows": arrows, "curve": curve, "dot": dot, "readout": readout}
+
+
 def rotation_parts(q_pair=(1.2, 0.5), k_pair=(1.0, 0.9), max_offset=9):
     """The opening control's parts, for ``Control(**parts)``: one pair of a query and a key
     turned by their positions.
@@ -53,26 +78,7 @@ def rotation_parts(q_pair=(1.2, 0.5), k_pair=(1.0, 0.9), max_offset=9):
     offsets = np.arange(-max_offset - 3, max_offset + 4)
 
     def setup(fig):
-        ax_plane, ax_score = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
-        arrows = {}
-        for name, color, alpha in (("q", COLORS["vermillion"], 1.0), ("k", COLORS["blue"], 1.0),
-                                   ("q5", COLORS["vermillion"], 0.35),
-                                   ("k5", COLORS["blue"], 0.35)):
-            arrows[name] = ax_plane.annotate("", xy=(1, 0), xytext=(0, 0), arrowprops=dict(
-                arrowstyle="-|>", color=color, alpha=alpha, lw=2))
-        ax_plane.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", xticks=[-1, 0, 1],
-                     yticks=[-1, 0, 1], xlabel="coordinate 2i", ylabel="coordinate 2i + 1")
-        ax_plane.text(-1.5, 1.35, "q (query)", color=COLORS["vermillion"], fontsize=9)
-        ax_plane.text(-1.5, 1.1, "k (key)", color=COLORS["blue"], fontsize=9)
-        curve, = ax_score.plot([], [], color=COLORS["black"], lw=1.2)
-        dot, = ax_score.plot([], [], "o", color=COLORS["vermillion"], ms=7)
-        ax_score.axvline(0, color="0.6", lw=0.8)
-        ax_score.set(xlim=(offsets[0], offsets[-1]), ylim=(-1.9, 2.9),
-                     yticks=[-1.5, 0, 1.5], xlabel="offset m − n", ylabel="score q_m · k_n")
-        readout = ax_score.text(0.02, 0.97, "", transform=ax_score.transAxes, va="top",
-                                fontsize=9, family="monospace")
-        fig.tight_layout()
-        return {"arrows": arrows, "curve": curve, "dot": dot, "readout": readout}
+        return _rotation_setup(fig, offsets)
 
     def update(art, offset, omega):
         n = 10
