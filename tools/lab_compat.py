@@ -66,6 +66,9 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupytext.config import load_jupytext_config
 from pybtex.database import parse_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "sphinx_ext"))
+from lab_citations import GLOSSARY, glossary_terms, slug  # tools/sphinx_ext
+
 ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
 FIG_FORMAT = "Fig. {number}"
@@ -204,12 +207,14 @@ def rewrite_citations(source: str, path: Path, bib: Path = ROOT / "references.bi
 TERM = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<term>[^`>]+)>)?`")
 
 
-def rewrite_terms(source: str, path: Path) -> str:
-    """Every ``{term}`` role as a link to its glossary entry (change 7)."""
-    sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
-    from lab_citations import glossary_terms, slug
+@functools.cache
+def _glossary_terms(glossary: Path, mtime_ns: int) -> dict[str, str]:
+    return glossary_terms(glossary)
 
-    terms = glossary_terms()
+
+def rewrite_terms(source: str, path: Path, glossary: Path = GLOSSARY) -> str:
+    """Every ``{term}`` role as a link to its glossary entry (change 7)."""
+    terms = _glossary_terms(glossary, glossary.stat().st_mtime_ns)  # parsed once a run
 
     def link(match: re.Match) -> str:
         term = (match["term"] or match["text"]).strip()
