@@ -190,18 +190,23 @@ SEARCH_SCRIPTS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|'
                             r'_static/language_data\.js|searchindex\.js)"></script>')
 
 
+def rewrite_pages(site: Path, edit, skip: tuple[str, ...] = ()) -> None:
+    """Apply ``edit`` (text → text) to every page of the built site but those named in
+    ``skip``; write back only the pages it changes."""
+    for page in site.rglob("*.html"):
+        if page.name in skip:
+            continue
+        text = page.read_text(encoding="utf-8")
+        new = edit(text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def drop_search_scripts(app, site: Path) -> None:
     """Pages other than the search page load no search scripts unless search-as-you-type is
     on (the theme's search box sends the reader to ``search.html``, which loads its own)."""
-    if (app.config.html_theme_options or {}).get("search_as_you_type"):
-        return
-    for page in site.rglob("*.html"):
-        if page.name == "search.html":
-            continue
-        text = page.read_text()
-        new = SEARCH_SCRIPTS.sub("", text)
-        if new != text:
-            page.write_text(new)
+    if not (app.config.html_theme_options or {}).get("search_as_you_type"):
+        rewrite_pages(site, lambda text: SEARCH_SCRIPTS.sub("", text), skip=("search.html",))
 
 
 #: pydata-sphinx-theme 0.15's preloads of the Font Awesome web fonts, in every page's head.
@@ -212,11 +217,7 @@ def drop_font_preloads(site: Path) -> None:
     """Pages do not preload the icon fonts: the icons are the script's inline SVG, the fonts
     draw only a few CSS icons (and are cut to those glyphs, as WOFF, by
     :func:`subset_icon_fonts`); a preload of a font from a file URL is a CORS error."""
-    for page in site.rglob("*.html"):
-        text = page.read_text()
-        new = FONT_PRELOAD.sub("", text)
-        if new != text:
-            page.write_text(new)
+    rewrite_pages(site, lambda text: FONT_PRELOAD.sub("", text))
 
 
 def css_glyphs(css: str, icons: set[str]) -> set[int]:

@@ -236,12 +236,10 @@ EMPTY_BRAND = re.compile(r'<a class="navbar-brand logo" href="([^"]*)">'
 def label_empty_brand(site: Path) -> None:
     """The landing page's sidebar brand has no text (its title is the page's heading): name
     the link for screen readers."""
-    for page in site.rglob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        new = EMPTY_BRAND.sub(r'<a class="navbar-brand logo" href="\1" aria-label="Home">\2</a>',
-                              text)
-        if new != text:
-            page.write_text(new, encoding="utf-8")
+    from page_weight import rewrite_pages  # tools/sphinx_ext
+
+    rewrite_pages(site, lambda text: EMPTY_BRAND.sub(
+        r'<a class="navbar-brand logo" href="\1" aria-label="Home">\2</a>', text))
 
 
 def finish_pages(app, exception):
