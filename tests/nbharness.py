@@ -20,7 +20,10 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import json
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -50,6 +53,16 @@ DROPPED_MIME = ("image/png", "image/jpeg", "image/svg+xml",
 def chapter_paths() -> tuple[Path, ...]:
     """The documents of the book that contain code cells (the executable chapters)."""
     return tuple(p for p in toc_files() if code_cells(read_chapter(p)))
+
+
+def json_from_child(code: str):
+    """What ``code``, run by this Python in a child process at the project's root, writes to
+    stdout as JSON. For measurements a process must make alone: tracemalloc counts the
+    allocations of every thread of a process, and the suite's page checks, walks and
+    clean-environment runs allocate in threads of their own."""
+    child = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
+                           capture_output=True, text=True)
+    return json.loads(child.stdout)
 
 
 def read_chapter(path: Path) -> nbformat.NotebookNode:

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import math
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -36,6 +33,7 @@ from lib.cost import (
 )
 from lib.masks import causal_mask, sliding_window_mask
 from lib.measure import best_time, loglog_slope
+from tests.nbharness import json_from_child
 
 CHAPTER = Path(__file__).resolve().parent.parent / "book" / "attention-cost.md"
 
@@ -292,9 +290,7 @@ def test_masks():
 
 MEMORY_CASES = [(n, block, causal) for n, block in [(64, 128), (200, 64), (1000, 128)]
                 for causal in (False, True)]
-# Run in a child process: tracemalloc counts the allocations of every thread of a process,
-# and the suite runs the JupyterLab walks, a web server and the browser's driver in threads of
-# its own, whose allocations would add to a peak measured here.
+# Measured in a child process (tests.nbharness.json_from_child), where nothing else allocates.
 PEAKS_CHILD = """
 import json, sys
 import numpy as np
@@ -317,10 +313,7 @@ def measured_peaks() -> dict:
     """``(n, block, causal)`` → peak bytes of straightforward and tiled attention, and
     ``"ones"`` → those of ``np.ones(10**6)``, measured in a process where nothing else
     allocates."""
-    root = Path(__file__).resolve().parent.parent
-    child = subprocess.run([sys.executable, "-c", PEAKS_CHILD], cwd=root, check=True,
-                           capture_output=True, text=True)
-    found = json.loads(child.stdout)
+    found = json_from_child(PEAKS_CHILD)
     return {**dict(zip(MEMORY_CASES, found["cases"], strict=True)), "ones": found["ones"]}
 
 

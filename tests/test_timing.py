@@ -82,8 +82,7 @@ def test_softmax_rows_is_the_softmax_in_place():
     np.testing.assert_allclose(P, expected, rtol=1e-6)
 
 
-# Run in a child process: tracemalloc counts the allocations of every thread of a process, and
-# the suite's page checks, walks and clean-environment runs allocate in threads of their own.
+# Measured in a child process (tests.nbharness.json_from_child), where nothing else allocates.
 MEASURE_HEAD_CHILD = """
 import json, sys
 import numpy as np
@@ -95,17 +94,10 @@ json.dump({k: (v if k != "times" else {s: list(t) for s, t in v.items()}) for k,
 
 
 def test_measure_head_reports_every_step_and_the_memory_count():
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
     from lib.cost import attention_bytes
+    from tests.nbharness import json_from_child
 
-    root = Path(__file__).resolve().parent.parent
-    child = subprocess.run([sys.executable, "-c", MEASURE_HEAD_CHILD], cwd=root, check=True,
-                           capture_output=True, text=True)
-    r = json.loads(child.stdout)
+    r = json_from_child(MEASURE_HEAD_CHILD)
     assert set(r["times"]) == {"scores", "softmax", "weighted sum", "attention"}
     assert all(len(t) == 2 and min(t) > 0 for t in r["times"].values())
     for n, m in zip((16, 32), r["memory"], strict=False):
