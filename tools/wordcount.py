@@ -110,16 +110,26 @@ def count_html(html: str) -> Count:
     >>> count_html(page)
     Count(core=5, total=10)
     """
+    root = prose_root(html, NEVER)
+    total = words(root)
+    remove([n for sel in OFF_CORE for n in root.select(sel)] + off_core_sections(root))
+    return Count(core=words(root), total=total)
+
+
+def prose_root(html: str, never: list[str]) -> Tag:
+    """The page's article without the elements ``never`` selects, inline math as one word."""
     root = article(html)
-    for node in [n for sel in NEVER for n in root.select(sel)]:
-        node.decompose()
+    remove([n for sel in never for n in root.select(sel)])
     for node in root.select("span.math"):  # inline math reads as one word, whatever its TeX
         node.replace_with(" x ")
-    total = words(root)
-    for node in [n for sel in OFF_CORE for n in root.select(sel)] + off_core_sections(root):
-        if node.parent is not None:  # not already removed with an enclosing block
+    return root
+
+
+def remove(nodes: list[Tag]) -> None:
+    """Take ``nodes`` out of their page (those already removed with an enclosing one aside)."""
+    for node in nodes:
+        if node.parent is not None:
             node.decompose()
-    return Count(core=words(root), total=total)
 
 
 @dataclass(frozen=True)
@@ -155,15 +165,8 @@ def count_visible(html: str) -> Visible:
     >>> count_visible(page)
     Visible(prose=4, code=4, output=3)
     """
-    root = article(html)
-    for node in [n for sel in NEVER if sel != "div.cell" for n in root.select(sel)]:
-        node.decompose()
-    for node in root.select("span.math"):
-        node.replace_with(" x ")
-    for node in ([n for sel in OFF_CORE + FOLDED for n in root.select(sel)]
-                 + off_core_sections(root)):
-        if node.parent is not None:
-            node.decompose()
+    root = prose_root(html, [sel for sel in NEVER if sel != "div.cell"])
+    remove([n for sel in OFF_CORE + FOLDED for n in root.select(sel)] + off_core_sections(root))
     code = output = 0
     for cell in root.select("div.cell"):
         for block in cell.select("div.cell_input"):
