@@ -26,6 +26,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
 #: The book's own CSS and JavaScript (phones, accessibility, search), and its favicon.
 STATIC_DIR = Path(__file__).resolve().parents[2] / "book" / "_static"
 
@@ -174,25 +176,24 @@ def label_answers(doctree) -> None:
                 wrap["prompt_hide"] = "Hide the code and the answer"
 
 
-def answer_transforms():
-    """The two post-transforms, either side of myst-nb's ``HideInputCells`` (priority 199)."""
-    from sphinx.transforms.post_transforms import SphinxPostTransform
+class FoldPredictedAnswers(SphinxPostTransform):
+    """:func:`fold_predicted_answers`, just before myst-nb's ``HideInputCells`` (199)."""
 
-    class FoldPredictedAnswers(SphinxPostTransform):
-        default_priority = 198
-        formats = ("html",)
+    default_priority = 198
+    formats = ("html",)
 
-        def run(self, **kwargs):
-            fold_predicted_answers(self.document)
+    def run(self, **kwargs):
+        fold_predicted_answers(self.document)
 
-    class LabelAnswers(SphinxPostTransform):
-        default_priority = 200
-        formats = ("html",)
 
-        def run(self, **kwargs):
-            label_answers(self.document)
+class LabelAnswers(SphinxPostTransform):
+    """:func:`label_answers`, just after myst-nb's ``HideInputCells`` (199)."""
 
-    return FoldPredictedAnswers, LabelAnswers
+    default_priority = 200
+    formats = ("html",)
+
+    def run(self, **kwargs):
+        label_answers(self.document)
 
 
 def register_author_year_style() -> None:
@@ -294,8 +295,8 @@ def setup(app):
     app.connect("config-inited", configure_site)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("html-page-context", describe_page)
-    for transform in answer_transforms():
-        app.add_post_transform(transform)
+    app.add_post_transform(FoldPredictedAnswers)
+    app.add_post_transform(LabelAnswers)
     app.connect("builder-inited", restore_tips)
     app.connect("build-finished", keep_tips)
     app.connect("build-finished", finish_pages)
