@@ -45,15 +45,16 @@ def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:
     return ns
 
 
+#: The tests that wait for the page checks' thread, and for the clean-environment runs'.
+PAGE_CHECKS = ("tests/test_browser.py::test_page_in_browser",
+               "tests/test_browser.py::test_page_on_a_phone",
+               "tests/test_browser.py::test_math_and_code_colours_contrast")
+CLEAN_RUNS = "tests/test_clean_install.py::test_download_runs_in_a_clean_environment"
 #: Tests that only wait for work running in the background (the emulated-CPU runs, the
-#: JupyterLab walks, the page checks): they go last, so that the rest of the suite runs while
-#: they work.
+#: JupyterLab walks, the page checks, the clean-environment runs): they go last, so that the
+#: rest of the suite runs while they work.
 WAITING = ("tests/test_portability.py::test_chapters",
-           "tests/test_jupyterlab.py::test_chapter_in_jupyterlab",
-           "tests/test_browser.py::test_page_in_browser",
-           "tests/test_browser.py::test_page_on_a_phone",
-           "tests/test_browser.py::test_math_and_code_colours_contrast",
-           "tests/test_clean_install.py::test_download_runs_in_a_clean_environment")
+           "tests/test_jupyterlab.py::test_chapter_in_jupyterlab", *PAGE_CHECKS, CLEAN_RUNS)
 
 
 def pytest_collection_modifyitems(items):
@@ -83,13 +84,13 @@ def pytest_collection_finish(session):
         from tests import test_jupyterlab
 
         test_jupyterlab.WALKS.start(walks)
-    checks = [item for item in session.items if item.nodeid.startswith(WAITING[2:5])]
+    checks = [item for item in session.items if item.nodeid.startswith(PAGE_CHECKS)]
     if checks:
         from tests import test_browser
 
         test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
     clean = [item.callspec.params["chapter"] for item in session.items
-             if item.nodeid.startswith(WAITING[5])]
+             if item.nodeid.startswith(CLEAN_RUNS)]
     if clean:
         from tests import test_clean_install
 
