@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 matplotlib.use("Agg")
 
 import lib
-from tests.nbharness import ROOT, code_cells, read_chapter
+from tests.nbharness import ROOT, code_cells, read_chapter, start_child, stop_children
 
 sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
 
@@ -50,6 +51,15 @@ PAGE_CHECKS = ("tests/test_browser.py::test_page_in_browser",
                "tests/test_browser.py::test_page_on_a_phone",
                "tests/test_browser.py::test_math_and_code_colours_contrast")
 CLEAN_RUNS = "tests/test_clean_install.py::test_download_runs_in_a_clean_environment"
+#: Slow computations a test reads from a child process (:func:`tests.nbharness.json_from_child`),
+#: started right after collection so that they overlap the suite: the test (a node-id prefix)
+#: → the module and the name of the child's code.
+EARLY_CHILDREN = {
+    "tests/test_seedsim.py::test_reference_reproduces_the_note": ("tests.test_seedsim",
+                                                                   "REFERENCE_CHILD"),
+    "tests/test_cost.py::test_memory_counts_match_tracemalloc": ("tests.test_cost",
+                                                                  "PEAKS_CHILD"),
+}
 #: Tests that only wait for work running in the background (the emulated-CPU runs, the
 #: JupyterLab walks, the page checks, the clean-environment runs): they go last, so that the
 #: rest of the suite runs while they work.
@@ -58,9 +68,17 @@ WAITING = ("tests/test_portability.py::test_chapters",
 
 
 def pytest_collection_modifyitems(items):
-    """Put the tests that wait for the background runs last (a stable sort: the order within
-    each group is kept)."""
-    items.sort(key=lambda item: item.nodeid.startswith(WAITING))
+    """Order the tests in three groups (a stable sort: the order within each group is kept):
+    those that need nothing from the background first, then those that read the built site
+    (the build runs meanwhile, so the main thread does not sit waiting for it), and last those
+    that wait for the background runs."""
+    from tests import site_build
+
+    def group(item) -> int:
+        return 2 if item.nodeid.startswith(WAITING) else int(
+            item.nodeid.startswith(site_build.USERS))
+
+    items.sort(key=group)
 
 
 def pytest_collection_finish(session):
@@ -89,6 +107,9 @@ def pytest_collection_finish(session):
         from tests import test_browser
 
         test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
+    for test, (module, code) in EARLY_CHILDREN.items():
+        if any(item.nodeid.startswith(test) for item in session.items):
+            start_child(getattr(importlib.import_module(module), code))
     clean = [item.callspec.params["chapter"] for item in session.items
              if item.nodeid.startswith(CLEAN_RUNS)]
     if clean:
@@ -103,6 +124,7 @@ def pytest_sessionfinish(session):
     from tests import test_portability
 
     test_portability.stop()
+    stop_children()
     if "tests.test_jupyterlab" in sys.modules:
         sys.modules["tests.test_jupyterlab"].WALKS.stop()
     if "tests.test_browser" in sys.modules:

@@ -55,14 +55,39 @@ def chapter_paths() -> tuple[Path, ...]:
     return tuple(p for p in toc_files() if code_cells(read_chapter(p)))
 
 
+#: Child processes started ahead of the test that reads them (:func:`start_child`).
+_children: dict[str, subprocess.Popen] = {}
+
+
+def start_child(code: str) -> None:
+    """Start ``code`` in a child process now, if it is not running already; the test that
+    needs its result collects it later with :func:`json_from_child`. ``tests/conftest.py``
+    starts the slow ones right after collection, so they overlap the rest of the suite."""
+    if code not in _children:
+        _children[code] = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, text=True,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def stop_children() -> None:
+    """Stop the children no test collected (a run cut short by -x or Ctrl-C)."""
+    while _children:
+        _, child = _children.popitem()
+        child.kill()
+        child.communicate()
+
+
 def json_from_child(code: str):
     """What ``code``, run by this Python in a child process at the project's root, writes to
-    stdout as JSON. For measurements a process must make alone: tracemalloc counts the
-    allocations of every thread of a process, and the suite's page checks, walks and
-    clean-environment runs allocate in threads of their own."""
-    child = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
-                           capture_output=True, text=True)
-    return json.loads(child.stdout)
+    stdout as JSON (started now, unless :func:`start_child` started it earlier). For
+    measurements a process must make alone: tracemalloc counts the allocations of every thread
+    of a process, and the suite's page checks, walks and clean-environment runs allocate in
+    threads of their own; and for slow computations that should overlap the suite."""
+    start_child(code)
+    child = _children.pop(code)
+    out, err = child.communicate()
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, child.args, out, err)
+    return json.loads(out)
 
 
 def read_chapter(path: Path) -> nbformat.NotebookNode:
