@@ -31,7 +31,7 @@ def test_worked_labels_the_weights_with_their_values():
 def test_cosine_panels_one_per_dimension():
     rng = np.random.default_rng(0)
     axes = plot_cosine_panels({d: rng.uniform(-1, 1, 50) for d in (2, 10, 100)})
-    assert [ax.get_xlabel() for ax in axes] == ["cos θ, d = 2", "cos θ, d = 10", "cos θ, d = 100"]
+    assert [ax.get_xlabel() for ax in axes] == [rf"$\cos\theta$, $d = {d}$" for d in (2, 10, 100)]
     plt.close("all")
 
 

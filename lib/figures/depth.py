@@ -47,7 +47,7 @@ def plot_hook(rng: np.random.Generator, L: int = 50, width: int = 64, n_nets: in
         ax.plot(layers, q_theory, color=color, label=label, lw=1.5,
                 ls="--" if init == "he" else "-")
         ax.plot(layers[::5], q_sim.mean(axis=0)[::5], "o", color=color, ms=4)
-    ax.set(yscale="log", xlabel="layer l", ylabel="mean square of h_l", ylim=(1e-17, 1e17))
+    ax.set(yscale="log", xlabel=r"layer $l$", ylabel=r"mean square of $h_l$", ylim=(1e-17, 1e17))
     ax.legend(loc="upper left", ncol=2, fontsize=8)
     return ax
 
@@ -75,10 +75,10 @@ def plot_funnel(runs, axes=None):
         for ax, exact, sim in ((ax_q, q, q_mean), (ax_r, r, r_mean)):
             ax.plot(layers, exact, color=color, label=init)
             ax.plot(layers, sim, "o", color=color, ms=4)
-    ax_q.set(yscale="log", xlabel="layer l", ylabel="second moment", xticks=layers)
-    ax_r.set(xlabel="layer l", xticks=layers)
-    ax_q.set_title("forwards q_l", fontsize=10)
-    ax_r.set_title("backwards r_l", fontsize=10)
+    ax_q.set(yscale="log", xlabel=r"layer $l$", ylabel="second moment", xticks=layers)
+    ax_r.set(xlabel=r"layer $l$", xticks=layers)
+    ax_q.set_title(r"forwards $q_l$", fontsize=10)
+    ax_r.set_title(r"backwards $r_l$", fontsize=10)
     ax_r.legend(fontsize=8)
     return ax_q, ax_r
 
@@ -99,7 +99,7 @@ def plot_residual(stream_ms, g: float, ax=None):
     for (name, ms), color in zip(stream_ms.items(), COLORS.values(), strict=False):
         layers = np.arange(ms.shape[1])
         ax.plot(layers, ms.mean(axis=0), color=color, label=name)
-    ax.plot(layers, 1 + g * layers, ":", color=COLORS["black"], lw=1, label="1 + g l")
-    ax.set(yscale="log", xlabel="layer l", ylabel="mean square of x_l")
+    ax.plot(layers, 1 + g * layers, ":", color=COLORS["black"], lw=1, label=r"$1 + g\,l$")
+    ax.set(yscale="log", xlabel=r"layer $l$", ylabel=r"mean square of $x_l$")
     ax.legend(fontsize=8)
     return ax

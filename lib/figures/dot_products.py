@@ -26,7 +26,7 @@ def plot_hook(q, keys, scores, ax=None):
 
     >>> ax = plot_hook(np.array([2.0, 0.0]), {"cat": np.array([3.0, 2.0])}, [6.0])
     >>> ax.get_xlabel()
-    'x₁: animate (+) or inanimate (−)'
+    '$x_1$: animate (+) or inanimate (−)'
     >>> plt.close("all")
     """
     if ax is None:
@@ -44,12 +44,12 @@ def plot_hook(q, keys, scores, ax=None):
         ax.text(3.4, y, f"{word}: score {s:+.0f}", color=color, va="center", fontsize=10)
     ax.annotate("", xy=tuple(q), xytext=(0, 0), arrowprops=dict(
         arrowstyle="-|>", color=COLORS["black"], lw=3, shrinkA=0, shrinkB=0))
-    ax.text(1.0, 0.3, "q (“it”)", ha="center")
+    ax.text(1.0, 0.3, r"$q$ (“it”)", ha="center")
     ax.set_xlim(-3.2, 6.2)
     ax.set_ylim(-3.6, 3.6)
     ax.set_aspect("equal")
-    ax.set_xlabel("x₁: animate (+) or inanimate (−)")
-    ax.set_ylabel("x₂: thing (+) or action (−)")
+    ax.set_xlabel(r"$x_1$: animate (+) or inanimate (−)")
+    ax.set_ylabel(r"$x_2$: thing (+) or action (−)")
     return ax
 
 
@@ -57,17 +57,17 @@ def plot_worked(scores, weights):
     """Two panels: the raw scores of the keys, and their weights labelled with their values.
 
     >>> ax_s, ax_w = plot_worked(np.array([5.0, -4.0, 0.0]), np.array([0.99, 0.0, 0.01]))
-    >>> ax_s.get_ylabel()
-    'score q · k'
+    >>> print(ax_s.get_ylabel())
+    score $q \\cdot k$
     >>> plt.close("all")
     """
     fig, (ax_s, ax_w) = plt.subplots(1, 2, figsize=(7.0, 3.0))
-    names = [f"k{j + 1}" for j in range(len(scores))]
+    names = [f"$k_{{{j + 1}}}$" for j in range(len(scores))]
     bars = ax_s.bar(names, scores, color=[COLORS["blue"], COLORS["vermillion"], "0.6"])
     ax_s.bar_label(bars, fmt="%g", padding=2)
     ax_s.axhline(0, color="black", lw=0.8)
     ax_s.set_ylim(-5.5, 6.5)
-    ax_s.set_ylabel("score q · k")
+    ax_s.set_ylabel(r"score $q \cdot k$")
     plot_weights(weights, ax=ax_w)
     ax_w.bar_label(ax_w.containers[0], labels=[f"{x:.3g}" for x in weights], padding=2)
     ax_w.set_ylim(0, 1.15)
@@ -81,8 +81,8 @@ def plot_cosine_panels(cosines):
     ``cosines`` maps a dimension ``d`` to an array of cosines between random pairs.
 
     >>> axes = plot_cosine_panels({3: np.array([-0.5, 0.2, 0.9])})
-    >>> axes[0].get_xlabel()
-    'cos θ, d = 3'
+    >>> print(axes[0].get_xlabel())
+    $\\cos\\theta$, $d = 3$
     >>> plt.close("all")
     """
     fig, axes = plt.subplots(1, len(cosines), figsize=(2.2 * len(cosines), 2.6),
@@ -98,7 +98,7 @@ def plot_cosine_panels(cosines):
             ax.axvline(sign / math.sqrt(d), color=COLORS["vermillion"], ls="--")
         ax.set_ylim(0, 1.15 * max(cosine_pdf(0.0, d), 1.6))
         ax.set_xticks([-1, 0, 1])
-        ax.set_xlabel(f"cos θ, d = {d}")
+        ax.set_xlabel(rf"$\cos\theta$, $d = {d}$")
     axes[0].set_ylabel("density")
     return axes
 
@@ -111,7 +111,7 @@ def plot_packing(greedy, eps_greedy, tolerances=(0.1, 0.2, 0.3), ax=None):
 
     >>> ax = plot_packing({8: 8, 16: 19}, 0.3)
     >>> ax.get_xlabel()
-    'dimension d'
+    'dimension $d$'
     >>> plt.close("all")
     """
     if ax is None:
@@ -120,10 +120,11 @@ def plot_packing(greedy, eps_greedy, tolerances=(0.1, 0.2, 0.3), ax=None):
     colors = (COLORS["blue"], COLORS["orange"], COLORS["green"])
     for eps, color in zip(tolerances, colors, strict=False):
         bound = [packing_lower_bound(int(d), eps) for d in d_grid]
-        ax.plot(d_grid, np.maximum(bound, 0.5), color=color, label=f"guarantee, ε = {eps}")
+        ax.plot(d_grid, np.maximum(bound, 0.5), color=color,
+                label=rf"guarantee, $\varepsilon = {eps}$")
     ax.plot(list(greedy), list(greedy.values()), "o", color=COLORS["green"],
-            label=f"greedy search, ε = {eps_greedy}")
-    ax.plot(d_grid, d_grid, color="0.5", lw=1.5, label="orthonormal basis (d)")
+            label=rf"greedy search, $\varepsilon = {eps_greedy}$")
+    ax.plot(d_grid, d_grid, color="0.5", lw=1.5, label=r"orthonormal basis ($d$)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(1, 1e12)
@@ -131,7 +132,7 @@ def plot_packing(greedy, eps_greedy, tolerances=(0.1, 0.2, 0.3), ax=None):
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")  # 10, 100, 1000
     ax.yaxis.set_major_formatter(
         lambda y, _: "10" + f"{math.log10(y):.0f}".translate(superscript))
-    ax.set_xlabel("dimension d")
+    ax.set_xlabel(r"dimension $d$")
     ax.set_ylabel("number of vectors")
     ax.legend(loc="upper left")
     return ax

@@ -56,17 +56,17 @@ def setup_task(fig):
     for ax, name in zip(axes[:2], ("head 1", "head 2"), strict=True):
         images.append(ax.imshow(np.zeros((TASK_TOKENS, TASK_TOKENS)), cmap="viridis", vmin=0,
                                 vmax=1, interpolation="nearest"))
-        ax.set(xticks=range(0, TASK_TOKENS, 2), yticks=range(0, TASK_TOKENS, 2), xlabel="key j")
+        ax.set(xticks=range(0, TASK_TOKENS, 2), yticks=range(0, TASK_TOKENS, 2), xlabel=r"key $j$")
         ax.set_title(name, fontsize=10)
         ax.grid(False)
-    axes[0].set_ylabel("query t")
+    axes[0].set_ylabel(r"query $t$")
     axes[1].set_yticklabels([])
     for n, color in ((1, COLORS["vermillion"]), (2, COLORS["blue"])):
         axes[2].plot(BETAS, [two_offset_error(n, b) for b in BETAS], color=color, marker="o",
                      markersize=3, label=f"{n} head{'s' if n == 2 else ''}")
     axes[2].axhline(0.5, color="0.5", lw=0.8, ls="--")
     marker, = axes[2].plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5)
-    axes[2].set(xlabel="score gap β", ylabel="relative error", ylim=(-0.03, 0.93))
+    axes[2].set(xlabel=r"score gap $\beta$", ylabel="relative error", ylim=(-0.03, 0.93))
     axes[2].legend(loc="upper right")
     note = axes[2].set_title("", fontsize=10)
     return {"images": images, "marker": marker, "note": note, "head2": axes[1]}
@@ -170,6 +170,7 @@ def plot_collapse(curves: dict, ax=None):
         r = np.asarray(r)
         ax.semilogy(range(len(r)), np.maximum(r, 1e-17), color=color, ls=ls, marker="o", ms=3,
                     label=label)
-    ax.set(xlabel="layer l", ylabel="res(X_l) / res(X_0)", ylim=(1e-17, 100))
+    ax.set(xlabel=r"layer $l$", ylabel=r"$\operatorname{res}(X_l) / \operatorname{res}(X_0)$",
+           ylim=(1e-17, 100))
     ax.legend(fontsize=8, loc="lower left")
     return ax

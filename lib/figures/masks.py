@@ -36,7 +36,7 @@ def draw_mask_patterns(patterns: dict, figsize=(9, 2.6)):
     fig, axes = plt.subplots(1, len(patterns), figsize=figsize, squeeze=False)
     for ax, (name, M) in zip(axes[0], patterns.items(), strict=True):
         ax.imshow(M, cmap="Greys", vmin=-0.4, vmax=1.2, interpolation="nearest")
-        ax.set(xticks=[], yticks=[], xlabel="key j", ylabel="query i")
+        ax.set(xticks=[], yticks=[], xlabel=r"key $j$", ylabel=r"query $i$")
         ax.grid(False)
         ax.set_title(name, fontsize=10)
     fig.tight_layout()
@@ -57,10 +57,10 @@ def draw_jacobians(jacobians: dict, figsize=(7.2, 3.3)):
         n = len(J)
         im = ax.imshow(J, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
         ax.set(xticks=range(n), xticklabels=range(1, n + 1), yticks=range(n),
-               yticklabels=range(1, n + 1), xlabel="score j", ylabel="weight i")
+               yticklabels=range(1, n + 1), xlabel=r"score $j$", ylabel=r"weight $i$")
         ax.set_title(title, fontsize=10)
         ax.grid(False)
-    fig.colorbar(im, ax=list(axes[0]), label="∂p_i / ∂s_j", shrink=0.9)
+    fig.colorbar(im, ax=list(axes[0]), label=r"$\partial p_i / \partial s_j$", shrink=0.9)
     return fig
 
 
@@ -76,7 +76,7 @@ def draw_weight_maps(weights_and_masks: dict, figsize=(9, 3)):
     for ax, (title, (P, M)) in zip(axes[0], weights_and_masks.items(), strict=True):
         im = ax.imshow(np.where(M, P, np.nan), cmap=cmap, vmin=0, vmax=1,
                        interpolation="nearest")
-        ax.set(xticks=[], yticks=[], xlabel="key j", ylabel="query i")
+        ax.set(xticks=[], yticks=[], xlabel=r"key $j$", ylabel=r"query $i$")
         ax.set_title(title, fontsize=10)
         ax.grid(False)
     fig.colorbar(im, ax=list(axes[0]), label="weight", shrink=0.9)
@@ -100,7 +100,8 @@ def draw_position_stats(T, stats: dict, figsize=(9.6, 3.2)):
               "entropy": [(log_t, "log t", "--"), (log_t - 0.5, "log t − 1/2", ":")],
               "t_var": [(np.ones_like(t), "uniform: 1", "--"),
                         (np.full_like(t, math.e), "limit e", ":")]}
-    labels = {"top": "largest weight", "entropy": "entropy (nats)", "t_var": "t · Var(o_t)"}
+    labels = {"top": "largest weight", "entropy": "entropy (nats)",
+              "t_var": r"$t \cdot \operatorname{Var}(o_t)$"}
     fig, axes = plt.subplots(1, 3, figsize=figsize)
     for ax, key in zip(axes, labels, strict=True):
         mean, se = np.array(stats[key]).T
@@ -108,7 +109,7 @@ def draw_position_stats(T, stats: dict, figsize=(9.6, 3.2)):
                     label="simulated")
         for y, label, ls in guides[key]:
             ax.plot(t, y, ls=ls, color=COLORS["black"], lw=1, label=label)
-        ax.set(xscale="log", xlabel="position t (number of keys)", ylabel=labels[key])
+        ax.set(xscale="log", xlabel=r"position $t$ (number of keys)", ylabel=labels[key])
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

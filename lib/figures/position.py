@@ -46,14 +46,14 @@ def _rotation_setup(fig, offsets):
         arrows[name] = ax_plane.annotate("", xy=(1, 0), xytext=(0, 0), arrowprops=dict(
             arrowstyle="-|>", color=color, alpha=alpha, lw=2))
     ax_plane.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", xticks=[-1, 0, 1],
-                 yticks=[-1, 0, 1], xlabel="coordinate 2i", ylabel="coordinate 2i + 1")
-    ax_plane.text(-1.5, 1.35, "q (query)", color=COLORS["vermillion"], fontsize=9)
-    ax_plane.text(-1.5, 1.1, "k (key)", color=COLORS["blue"], fontsize=9)
+                 yticks=[-1, 0, 1], xlabel=r"coordinate $2i$", ylabel=r"coordinate $2i + 1$")
+    ax_plane.text(-1.5, 1.35, r"$q$ (query)", color=COLORS["vermillion"], fontsize=9)
+    ax_plane.text(-1.5, 1.1, r"$k$ (key)", color=COLORS["blue"], fontsize=9)
     curve, = ax_score.plot([], [], color=COLORS["black"], lw=1.2)
     dot, = ax_score.plot([], [], "o", color=COLORS["vermillion"], ms=7)
     ax_score.axvline(0, color="0.6", lw=0.8)
     ax_score.set(xlim=(offsets[0], offsets[-1]), ylim=(-1.9, 2.9),
-                 yticks=[-1.5, 0, 1.5], xlabel="offset m − n", ylabel="score q_m · k_n")
+                 yticks=[-1.5, 0, 1.5], xlabel=r"offset $m - n$", ylabel=r"score $q_m \cdot k_n$")
     readout = ax_score.text(0.02, 0.97, "", transform=ax_score.transAxes, va="top",
                             fontsize=9, family="monospace")
     fig.tight_layout()
@@ -89,7 +89,7 @@ def rotation_parts(q_pair=(1.2, 0.5), k_pair=(1.0, 0.9), max_offset=9):
         score = _turn(q_pair, (n + offset) * omega) @ _turn(k_pair, n * omega)
         art["dot"].set_data([offset], [score])
         art["readout"].set_text(f"ω = {omega} rad per position\n"
-                                f"q_m · k_n = {score:5.2f} at both places")
+                                rf"$q_m \cdot k_n$ = {score:5.2f} at both places")
 
     return dict(setup=setup, update=update, params=[
         Slider("offset", tuple(range(-max_offset, max_offset + 1)), min(3, max_offset),
@@ -109,8 +109,8 @@ def plot_encodings(P):
     """
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     image = ax.imshow(P, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    fig.colorbar(image, ax=ax, label="p_t, coordinate")
-    ax.set(xlabel="coordinate (pairs 2i, 2i + 1)", ylabel="position t")
+    fig.colorbar(image, ax=ax, label=r"$p_t$, coordinate")
+    ax.set(xlabel=r"coordinate (pairs $2i$, $2i + 1$)", ylabel=r"position $t$")
     ax.grid(False)
     return fig
 
@@ -125,8 +125,8 @@ def plot_dot_products(widths=(64, 512), max_offset=150):
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     for width in widths:
         omega = position_frequencies(width)
-        ax.plot(offsets, np.cos(offsets[:, None] * omega).mean(axis=1), label=f"d = {width}")
-    ax.set(xlabel="offset m − n", ylabel="p_m · p_n / (d/2)")
+        ax.plot(offsets, np.cos(offsets[:, None] * omega).mean(axis=1), label=rf"$d = {width}$")
+    ax.set(xlabel=r"offset $m - n$", ylabel=r"$p_m \cdot p_n \,/\, (d/2)$")
     ax.legend()
     return fig
 
@@ -143,9 +143,9 @@ def plot_four_terms(grids, names):
         image = ax.imshow(grid, cmap="PuOr_r", vmin=-lim, vmax=lim, interpolation="nearest")
         ax.set_title(name, fontsize=9)
         last = len(grid) - 1
-        ax.set(xticks=[0, last], yticks=[0, last], xlabel="key position n")
+        ax.set(xticks=[0, last], yticks=[0, last], xlabel=r"key position $n$")
         ax.grid(False)
-    axes[0].set_ylabel("query position m")
+    axes[0].set_ylabel(r"query position $m$")
     fig.colorbar(image, ax=axes, label="term of the score", shrink=0.85)
     return fig
 
@@ -165,11 +165,12 @@ def plot_decay(d_k, max_offset=20000, n_offsets=300):
     bound = np.abs(C_partial).mean(axis=1) / np.arange(1, d_k // 2 + 1).mean()
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     ax.fill_between(offsets, -1 / math.sqrt(d_k), 1 / math.sqrt(d_k), color=COLORS["sky"],
-                    alpha=0.35, label="independent q, k: ±1 sd / d_k")
-    ax.plot(offsets, same, color=COLORS["black"], label="same content: E[score] / d_k")
+                    alpha=0.35, label=r"independent $q$, $k$: $\pm 1$ sd / $d_k$")
+    ax.plot(offsets, same, color=COLORS["black"],
+            label=r"same content: $\mathbb{E}$[score] / $d_k$")
     ax.plot(offsets, bound, color=COLORS["orange"], label="paper's bound / its value at 0")
     ax.axhline(0, color="0.5", lw=0.8)
-    ax.set(xscale="log", xlabel="offset m − n", ylabel="relative size")
+    ax.set(xscale="log", xlabel=r"offset $m - n$", ylabel="relative size")
     ax.legend(loc="upper right")
     return fig
 
@@ -197,7 +198,7 @@ def alibi_parts(N=16, seed=10, slopes=(0.0, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4
         image = ax.imshow(np.full((N, N), np.nan), cmap=cmap, vmin=0, vmax=1,
                           interpolation="nearest")
         fig.colorbar(image, ax=ax, label="weight")
-        ax.set(xticks=ticks, yticks=ticks, xlabel="key position n", ylabel="query position m")
+        ax.set(xticks=ticks, yticks=ticks, xlabel=r"key position $n$", ylabel=r"query position $m$")
         ax.grid(False)
         note = ax.text(1.4, 1.0, "", transform=ax.transAxes, va="top", fontsize=9)
         fig.subplots_adjust(left=0.08, right=0.6, bottom=0.15, top=0.95)
@@ -233,6 +234,6 @@ def plot_extrapolation(turns_train, turns_new, turns_interp, first_slow, L_train
     ax.plot(pairs, turns_interp, color=COLORS["sky"], ls="--", label=f"{L_new}, interpolated")
     ax.axhline(1, color="0.5", lw=0.8)
     ax.axvline(first_slow, color="0.5", ls=":")
-    ax.set(yscale="log", xlabel="pair i", ylabel="turns covered")
+    ax.set(yscale="log", xlabel=r"pair $i$", ylabel="turns covered")
     ax.legend()
     return fig
