@@ -132,11 +132,12 @@ def plot_dot_histograms(samples):
         histogram_with_errors(axes[0, col], x, np.linspace(-4.5 * sd, 4.5 * sd, 61),
                               COLORS["vermillion"], ecolor=COLORS["black"], fill=True)
         plot_normal_density(ax=axes[0, col], sigma=sd)
-        axes[0, col].set(xlabel=f"q·k   (d_k = {d_k})", ylabel="density")
+        axes[0, col].set(xlabel=rf"$q\cdot k$   ($d_k = {d_k}$)", ylabel="density")
         histogram_with_errors(axes[1, col], x / sd, np.linspace(-4.5, 4.5, 61),
                               COLORS["blue"], ecolor=COLORS["black"], fill=True)
         plot_normal_density(ax=axes[1, col])
-        axes[1, col].set(xlabel=f"q·k / √d_k   (d_k = {d_k})", ylabel="density")
+        axes[1, col].set(xlabel=rf"$q\cdot k/\sqrt{{d_k}}$   ($d_k = {d_k}$)",
+                         ylabel="density")
     fig.tight_layout()
     return fig
 
@@ -149,11 +150,11 @@ def plot_sigmoid_slope(slope):
     """
     gaps = np.linspace(-10, 10, 401)
     fig, ax = plt.subplots(figsize=(5.6, 3.2))
-    ax.semilogy(gaps, slope(gaps), color=COLORS["vermillion"], label="p₁(1 − p₁)")
+    ax.semilogy(gaps, slope(gaps), color=COLORS["vermillion"], label=r"$p_1(1 - p_1)$")
     ax.semilogy(gaps, np.exp(-np.abs(gaps)), color=COLORS["black"], ls="--", lw=1,
-                label="e^(−|Δ|)")
+                label=r"$e^{-|\Delta|}$")
     ax.plot([0, 8], [slope(0.0), slope(8.0)], "o", color=COLORS["vermillion"])
-    ax.set(xlabel="gap Δ = z₁ − z₂", ylabel="slope dp₁/dΔ", ylim=(1e-5, 1))
+    ax.set(xlabel=r"gap $\Delta = z_1 - z_2$", ylabel=r"slope $dp_1/d\Delta$", ylim=(1e-5, 1))
     ax.legend(loc="lower center")
     fig.tight_layout()
     return ax
@@ -174,12 +175,12 @@ def plot_saturation(cs, unit_rows):
     ax1.semilogx(cs, top_w.mean(axis=1), color=COLORS["blue"])
     ax1.fill_between(cs, top_w.mean(axis=1) - 2 * se_w, top_w.mean(axis=1) + 2 * se_w,
                      color=COLORS["blue"], alpha=0.3, lw=0)
-    ax1.set(xlabel="score scale c", ylabel="mean largest weight", ylim=(0, 1.1))
+    ax1.set(xlabel=r"score scale $c$", ylabel="mean largest weight", ylim=(0, 1.1))
     ax2.loglog(cs, np.median(j_norms, axis=1), color=COLORS["vermillion"], label="median")
     ax2.loglog(cs, j_norms.mean(axis=1), color=COLORS["vermillion"], ls="--", label="mean")
     ax2.fill_between(cs, j_norms.mean(axis=1) - 2 * se_j, j_norms.mean(axis=1) + 2 * se_j,
                      color=COLORS["vermillion"], alpha=0.2, lw=0)
-    ax2.set(xlabel="score scale c", ylabel="‖J‖ (Frobenius)")
+    ax2.set(xlabel=r"score scale $c$", ylabel=r"$\|J\|_F$")
     ax2.legend(loc="lower left")
     for ax in (ax1, ax2):
         for d_k in D_KS:
@@ -205,14 +206,14 @@ def plot_training(runs, steps):
     losses, norms = {}, {}
     for (d_k, scale), r in runs.items():
         style = {"color": palette[d_k], "ls": "-" if scale else "--", "lw": 1.4}
-        label = f"d_k = {d_k}, {'÷√d_k' if scale else 'raw'}"
+        label = rf"$d_k = {d_k}$, " + (r"$\div\sqrt{d_k}$" if scale else "raw")
         losses[label] = (r["loss"].mean(axis=1), style)
         norms[label] = (np.maximum(np.median(r["grad_norm"], axis=1), 1e-12), style)
         band = 2 * r["loss"].std(axis=1, ddof=1) / np.sqrt(r["loss"].shape[1])
         ax1.fill_between(x, r["loss"].mean(axis=1) - band, r["loss"].mean(axis=1) + band,
                          color=palette[d_k], alpha=0.25, lw=0)
     plot_curves(x, losses, ax=ax1, ylabel="mean loss")
-    plot_curves(x, norms, ax=ax2, ylabel="median ‖∇_q L‖", logy=True)
+    plot_curves(x, norms, ax=ax2, ylabel=r"median $\|\nabla_q L\|$", logy=True)
     fig.legend(*ax1.get_legend_handles_labels(), loc="upper center", ncol=4, fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.86))
     return fig
@@ -237,7 +238,7 @@ def plot_shapes(draws):
             else:
                 histogram_with_errors(ax, s, np.linspace(-4, 4, 41), colors[dist], label=dist)
         plot_normal_density(ax=ax)
-        ax.set(xlim=(-4, 4), xlabel=f"q·k / √d_k   (d_k = {d_k})")
+        ax.set(xlim=(-4, 4), xlabel=rf"$q\cdot k/\sqrt{{d_k}}$   ($d_k = {d_k}$)")
     axes[0, 0].set_ylabel("density")
     axes[0, 0].legend()
     fig.tight_layout()
