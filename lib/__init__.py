@@ -30,6 +30,7 @@ Figures and controls:
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
 * :mod:`lib.widgets` – controls with live, static and explorable faces
 * :mod:`lib.figures` – each chapter's drawing code (one module a chapter), called by hidden cells
+* :mod:`lib.narrow` – a wide figure's narrow variant for phones (panels stacked), in its output
 
 Internal: ``lib._checks`` validates inputs for every module (clear ``ValueError`` messages).
 """

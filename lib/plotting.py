@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._checks import plane_vector
+from .narrow import install as install_narrow_variants
 
 __all__ = [
     "COLORS",
@@ -72,12 +73,14 @@ STYLE = {
 
 
 def use_house_style() -> None:
-    """Apply the house style to every figure drawn after this call.
+    """Apply the house style to every figure drawn after this call; under IPython, also give
+    every wide figure a narrow variant for phones (:func:`lib.narrow.install`).
 
     >>> use_house_style(); mpl.rcParams["axes.spines.top"]
     False
     """
     mpl.rcParams.update(STYLE)
+    install_narrow_variants()
 
 
 def get_ax(ax=None, figsize=None):
