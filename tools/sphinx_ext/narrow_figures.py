@@ -114,10 +114,8 @@ class NarrowFigures(SphinxPostTransform):
 
 
 def visit_picture_html(self, node):
-    image = node.children[0]
-    # the image's uri as the builder rewrote it (``../_images/<sha256>.png``)
-    folder = posixpath.dirname(image["uri"])
-    srcset = posixpath.join(folder, node["narrow"]) if folder else node["narrow"]
+    # the narrow drawing is in the site's _images, as the builder's copy of the wide one
+    srcset = posixpath.join(self.builder.imgpath, node["narrow"])
     self.body.append(f'<picture class="narrow-variant"><source media="{node["media"]}" '
                      f'srcset="{srcset}" width="{node["width"]}" height="{node["height"]}" />')
 
