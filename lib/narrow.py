@@ -210,8 +210,9 @@ def narrow_figure(fig, width: float = NARROW_WIDTH) -> Figure:
     if panels:
         columns = min(columns, len(panels))
         rows = -(-len(panels) // columns)
-        # each row as tall as it was, less where its panels got narrower (two side by side)
-        heights = [max(h * min(1.0, width / columns / w)
+        # each row as tall as it was (a long axis label keeps its room), less where two
+        # small panels side by side got narrower than they were
+        heights = [max(h * (min(1.0, width / columns / w) if columns > 1 else 1.0)
                        for _, h, w in panels[r * columns:(r + 1) * columns])
                    for r in range(rows)]
         if steer.get("panel_height"):
