@@ -17,7 +17,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._checks import plane_vector
-from .narrow import install as install_narrow_variants
 
 __all__ = [
     "COLORS",
@@ -74,13 +73,15 @@ STYLE = {
 
 def use_house_style() -> None:
     """Apply the house style to every figure drawn after this call; under IPython, also give
-    every wide figure a narrow variant for phones (:func:`lib.narrow.install`).
+    every wide figure a narrow variant for phones (:func:`lib.widgets.narrow.install`).
 
     >>> use_house_style(); mpl.rcParams["axes.spines.top"]
     False
     """
     mpl.rcParams.update(STYLE)
-    install_narrow_variants()
+    from .widgets.narrow import install  # here: lib.widgets imports this module
+
+    install()
 
 
 def get_ax(ax=None, figsize=None):

@@ -1,4 +1,4 @@
-"""lib.narrow: a wide figure's narrow drawing for phones (panels stacked, laid out again)."""
+"""lib.widgets.narrow: a wide figure's narrow drawing for phones (panels stacked)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from lib import narrow
-from lib.narrow import (
+from lib.widgets import narrow
+from lib.widgets.narrow import (
     NARROW_KEY,
     NARROW_WIDTH,
     narrow_figure,

@@ -227,12 +227,12 @@ class PictureParser(HTMLParser):
 @pytest.mark.parametrize("page", page_names())
 def test_every_figure_too_wide_for_a_phone_has_a_narrow_drawing(page):
     """A figure whose smallest legible width (``book.js``: 9 px text of the 12.5 px drawn) is
-    wider than a phone's column comes with a narrow drawing (``lib.narrow``) in a
+    wider than a phone's column comes with a narrow drawing (``lib.widgets.narrow``) in a
     ``<picture>`` ``<source>`` for narrow screens, and that one fits the column legibly
     (``tools/sphinx_ext/narrow_figures.py``)."""
     import narrow_figures  # tools/sphinx_ext/
 
-    from lib.narrow import needs_narrow
+    from lib.widgets.narrow import needs_narrow
 
     site = built_site()
     path = site / page
@@ -256,5 +256,5 @@ def test_every_figure_too_wide_for_a_phone_has_a_narrow_drawing(page):
         elif needs_narrow(narrow_figures.png_size(narrow.read_bytes()[:24])[0]):
             problems.append(f"narrow drawing {source['srcset']} is still too wide")
     assert not problems, (
-        f"{page}:\n  " + "\n  ".join(problems) + "\n(a chapter executed before lib.narrow "
+        f"{page}:\n  " + "\n  ".join(problems) + "\n(a chapter executed before lib.widgets.narrow "
         "existed has no narrow drawings in the execution cache: rm -rf _build/.jupyter_cache)")

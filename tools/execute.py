@@ -82,7 +82,8 @@ def main() -> int:
         print("tools/execute.py: every chapter is cached")
         return 0
     start = time.perf_counter()
-    # the site serves each wide figure's narrow drawing too (lib.narrow; its kernels inherit this)
+    # the site serves each wide figure's narrow drawing too (lib.widgets.narrow; the
+    # kernels inherit this)
     os.environ["LIB_NARROW_FIGURES"] = "1"
     executor = load_executor("local-parallel", cache, logger=logger)
     result = executor.run_and_cache(filter_pks=stale, timeout=timeout, allow_errors=False)

@@ -2,8 +2,9 @@
 
 On the site a figure keeps the width at which its text stays legible (``book.js``,
 ``keepLegible``), so a figure drawn 6.4 inches wide or more does not fit a phone's column.
-``lib.narrow`` gives such a figure's notebook output a second PNG, drawn from the same Figure
-with its panels stacked for a ~4-inch column, in ``metadata["image/png"]["narrow_png"]``.
+``lib.widgets.narrow`` gives such a figure's notebook output a second PNG, drawn from the
+same Figure with its panels stacked for a ~4-inch column, in
+``metadata["image/png"]["narrow_png"]``.
 Here, for the HTML builder only (the PDF keeps the wide figure):
 
 * each output image is matched with its narrow PNG through the executed notebook
@@ -31,7 +32,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-#: The key of the narrow PNG in an output's ``metadata["image/png"]`` (``lib.narrow``).
+#: The key of the narrow PNG in an output's ``metadata["image/png"]`` (``lib.widgets.narrow``).
 NARROW_KEY = "narrow_png"
 #: The site's legibility rule (``book.js``): a figure is shown at least ``natural width ×
 #: MIN_TEXT_PX / HOUSE_TEXT_PX`` wide.

@@ -175,6 +175,34 @@ def _figure_legends(copy: Figure) -> None:
                     title=title or None, fontsize=size)
 
 
+def _take_colorbars(copy: Figure, colorbars) -> list:
+    """Remove the colorbars of ``copy``, returning what draws them again: mappable, parent
+    Axes, orientation, label."""
+    bars = []
+    for cax in colorbars:  # drawn again beside their (moved) panels by the new layout
+        bar = cax._colorbar
+        info = getattr(cax, "_colorbar_info", {})
+        parents = [p for p in info.get("parents", []) if p in copy.axes]
+        bars.append((bar.mappable, parents, bar.orientation,
+                     cax.get_ylabel() if bar.orientation == "vertical" else cax.get_xlabel()))
+        cax.remove()
+        for ax in copy.axes:  # make_axes listed it with its parents, for constrained layout
+            if cax in getattr(ax, "_colorbars", []):
+                ax._colorbars.remove(cax)
+    return bars
+
+
+def _redraw_colorbars(copy: Figure, bars) -> None:
+    """Draw again the colorbars :func:`_take_colorbars` removed, beside their moved panels."""
+    for mappable, parents, orientation, label in bars:
+        parents = parents or [a for a in copy.axes if mappable in a.get_children()]
+        if len(parents) > 1:  # one bar for a stack of panels: across its foot, not its side
+            copy.colorbar(mappable, ax=parents, location="bottom", label=label, shrink=0.8,
+                          aspect=30)
+        else:
+            copy.colorbar(mappable, ax=parents, orientation=orientation, label=label)
+
+
 def narrow_figure(fig, width: float = NARROW_WIDTH) -> Figure:
     """A copy of ``fig`` laid out for a column ``width`` inches wide: its panels stacked
     (in :func:`set_narrow`'s number of columns), each as tall as its row was, shared axes'
@@ -189,24 +217,13 @@ def narrow_figure(fig, width: float = NARROW_WIDTH) -> Figure:
     """
     if not isinstance(fig, Figure):
         raise TypeError(f"narrow_figure needs a matplotlib Figure, got {type(fig).__name__}")
-    width = float(width)
-    if not width > 0:
+    if not float(width) > 0:
         raise ValueError(f"width must be > 0 inches, got {width!r}")
-    steer = _STEERING.get(fig, {})
+    width, steer = float(width), _STEERING.get(fig, {})
     copy = _copy(fig)
     panels, colorbars = _panels(copy)
     columns = steer.get("columns") or _columns(panels, width)
-    bars = []
-    for cax in colorbars:  # drawn again beside their (moved) panels by the new layout
-        bar = cax._colorbar
-        info = getattr(cax, "_colorbar_info", {})
-        parents = [p for p in info.get("parents", []) if p in copy.axes]
-        bars.append((bar.mappable, parents, bar.orientation,
-                     cax.get_ylabel() if bar.orientation == "vertical" else cax.get_xlabel()))
-        cax.remove()
-        for ax in copy.axes:  # make_axes listed it with its parents, for constrained layout
-            if cax in getattr(ax, "_colorbars", []):
-                ax._colorbars.remove(cax)
+    bars = _take_colorbars(copy, colorbars)
     if panels:
         columns = min(columns, len(panels))
         rows = -(-len(panels) // columns)
@@ -232,13 +249,7 @@ def narrow_figure(fig, width: float = NARROW_WIDTH) -> Figure:
     copy.set_size_inches(width, height, forward=False)
     copy.set_layout_engine("constrained")
     _figure_legends(copy)
-    for mappable, parents, orientation, label in bars:
-        parents = parents or [a for a in copy.axes if mappable in a.get_children()]
-        if len(parents) > 1:  # one bar for a stack of panels: across its foot, not its side
-            copy.colorbar(mappable, ax=parents, location="bottom", label=label, shrink=0.8,
-                          aspect=30)
-        else:
-            copy.colorbar(mappable, ax=parents, orientation=orientation, label=label)
+    _redraw_colorbars(copy, bars)
     if steer.get("adjust"):
         steer["adjust"](copy)
     return copy
