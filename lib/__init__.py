@@ -28,7 +28,8 @@ Numerics (pure functions; a stochastic one takes an ``rng``):
 Figures and controls:
 
 * :mod:`lib.plotting` – the house style and ``plot_*`` helpers (``ax=None`` in, Axes out)
-* :mod:`lib.widgets` – controls with live, static and explorable faces
+* :mod:`lib.widgets` – controls with live, static and explorable faces; ``lib.widgets.narrow``,
+  a wide figure's narrow variant for phones (panels stacked), in its output
 * :mod:`lib.figures` – each chapter's drawing code (one module a chapter), called by hidden cells
 
 Internal: ``lib._checks`` validates inputs for every module (clear ``ValueError`` messages).

@@ -72,12 +72,16 @@ STYLE = {
 
 
 def use_house_style() -> None:
-    """Apply the house style to every figure drawn after this call.
+    """Apply the house style to every figure drawn after this call; under IPython, also give
+    every wide figure a narrow variant for phones (:func:`lib.widgets.narrow.install`).
 
     >>> use_house_style(); mpl.rcParams["axes.spines.top"]
     False
     """
     mpl.rcParams.update(STYLE)
+    from .widgets.narrow import install  # here: lib.widgets imports this module
+
+    install()
 
 
 def get_ax(ax=None, figsize=None):

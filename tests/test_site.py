@@ -96,7 +96,7 @@ class AssetParser(HTMLParser):
         attrs = dict(attrs)
         url = attrs.get("src") if tag in ("script", "img") else \
             attrs.get("href") if tag == "link" and attrs.get("rel") in ("stylesheet", "icon") \
-            else None
+            else attrs.get("srcset") if tag == "source" else None  # a figure's narrow drawing
         if url and not url.startswith(("data:", "http:", "https:", "#")):
             self.assets.append(url.split("?")[0].split("#")[0])
 
@@ -197,3 +197,64 @@ def test_every_prediction_is_asked_before_its_answer_shows(page):
             continue
         assert len(folded) == 1 and folded[0].find(class_="cell_output"), (
             f"{page}: the answer to this prediction is not folded: {prompt}")
+
+
+class PictureParser(HTMLParser):
+    """Each ``<img>`` of the page with the narrow ``<source>`` of the ``<picture>`` it is in
+    (None outside one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.images, self._source, self._in_picture = [], None, False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "picture":
+            self._in_picture, self._source = True, None
+        elif tag == "source" and self._in_picture:
+            self._source = attrs
+        elif tag == "img":
+            self.images.append((attrs, self._source if self._in_picture else None))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag == "picture":
+            self._in_picture, self._source = False, None
+
+
+@pytest.mark.parametrize("page", page_names())
+def test_every_figure_too_wide_for_a_phone_has_a_narrow_drawing(page):
+    """A figure whose smallest legible width (``book.js``: 9 px text of the 12.5 px drawn) is
+    wider than a phone's column comes with a narrow drawing (``lib.widgets.narrow``) in a
+    ``<picture>`` ``<source>`` for narrow screens, and that one fits the column legibly
+    (``tools/sphinx_ext/narrow_figures.py``)."""
+    import narrow_figures  # tools/sphinx_ext/
+
+    from lib.widgets.narrow import needs_narrow
+
+    site = built_site()
+    path = site / page
+    parser = PictureParser()
+    parser.feed(path.read_text())
+    problems = []
+    for img, source in parser.images:
+        src = img.get("src", "")
+        if not src.endswith(".png") or "_images/" not in src:
+            continue  # controls' sprites and the logo
+        wide = (path.parent / src).resolve()
+        width = narrow_figures.png_size(wide.read_bytes()[:24])[0]
+        if not needs_narrow(width):
+            continue
+        if not source or not source.get("srcset") or "max-width" not in source.get("media", ""):
+            problems.append(f"{width} px wide, no narrow <source>: {img.get('alt', '')[:60]}")
+            continue
+        narrow = (path.parent / source["srcset"]).resolve()
+        if not narrow.exists():
+            problems.append(f"narrow drawing {source['srcset']} missing: {img.get('alt')[:60]}")
+        elif needs_narrow(narrow_figures.png_size(narrow.read_bytes()[:24])[0]):
+            problems.append(f"narrow drawing {source['srcset']} is still too wide")
+    assert not problems, (
+        f"{page}:\n  " + "\n  ".join(problems) + "\n(a chapter executed before lib.widgets.narrow "
+        "existed has no narrow drawings in the execution cache: rm -rf _build/.jupyter_cache)")

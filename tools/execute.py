@@ -19,6 +19,7 @@ error with its traceback as usual. Usage: ``.venv/bin/python tools/execute.py`` 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -81,6 +82,9 @@ def main() -> int:
         print("tools/execute.py: every chapter is cached")
         return 0
     start = time.perf_counter()
+    # the site serves each wide figure's narrow drawing too (lib.widgets.narrow; the
+    # kernels inherit this)
+    os.environ["LIB_NARROW_FIGURES"] = "1"
     executor = load_executor("local-parallel", cache, logger=logger)
     result = executor.run_and_cache(filter_pks=stale, timeout=timeout, allow_errors=False)
     names = ", ".join(Path(uri).stem for uri in result.succeeded)

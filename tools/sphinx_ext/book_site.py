@@ -1,4 +1,4 @@
-"""Sphinx extension: the book's website, as four small extensions by concern.
+"""Sphinx extension: the book's website, as five small extensions by concern.
 
 Registered in ``_config.yml`` under ``sphinx.local_extensions``; each part is an extension of
 its own in this folder, set up here:
@@ -7,12 +7,13 @@ its own in this folder, set up here:
 * :mod:`page_weight` – icons, fonts, scripts and figures cut to what the pages use;
 * :mod:`reader_pages` – the book's CSS and JavaScript for phones and screen readers, the
   favicon and colour mode, valid citation roles, the status table in words, Thebe offline;
+* :mod:`narrow_figures` – a wide figure's narrow drawing, served to phones by ``<picture>``;
 * :mod:`downloads` – each chapter's executed notebook as a portable download.
 """
 
 from __future__ import annotations
 
-PARTS = ("offline_math", "page_weight", "reader_pages", "downloads")
+PARTS = ("offline_math", "page_weight", "reader_pages", "narrow_figures", "downloads")
 
 
 def setup(app):

@@ -253,6 +253,11 @@ def export_notebook(nb, source_name: str = "", repository_url: str = "",
                 data = out.get("data")
                 if data and "application/vnd.jupyter.widget-view+json" in data:
                     data.pop("application/vnd.jupyter.widget-view+json")
+                # a figure's narrow drawing (lib.narrow) is the site's, not the reader's
+                png_meta = out.get("metadata", {}).get("image/png")
+                if isinstance(png_meta, dict) and png_meta.pop("narrow_png", None) is not None \
+                        and not png_meta:
+                    out.metadata.pop("image/png")
     if not (nb.cells and nb.cells[0].get("metadata", {}).get("book_export")):
         lines = ["*Executed notebook from the book \"The Mathematics of Attention: "
                  "Executable Notes\".*"]
