@@ -130,7 +130,7 @@ def roofline(peak, bandwidth, softmax_ceiling, dots):
     log_axes(ax)
     ax.set_xlabel(r"arithmetic intensity $I$ (FLOP per byte)")
     ax.set_ylabel("attainable GFLOP/s")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="center right", fontsize=8)
     return fig
 
 
