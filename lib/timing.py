@@ -20,7 +20,7 @@ from .cost import attention
 from .measure import best_time, peak_bytes
 
 __all__ = ["time_qk", "time_qk_sweep", "softmax_rows", "time_attention_steps", "measure_head",
-           "last_level_cache", "softmax_past_the_cache"]
+           "last_level_cache", "stream_bandwidth", "softmax_past_the_cache"]
 
 
 def _dtype(dtype) -> np.dtype:
@@ -193,6 +193,28 @@ def last_level_cache() -> int:
     return 0
 
 
+def _inplace_bandwidth(P: np.ndarray) -> float:
+    """GB/s of a pass that reads and writes ``P`` in place (no write-allocate), best of 3."""
+    return 2 * P.nbytes / best_time(np.multiply, P, 1.0, out=P, repeat=3) / 1e9
+
+
+def stream_bandwidth(rng: np.random.Generator, nbytes: int = 2**28) -> float:
+    """Memory bandwidth in GB/s seen by passes over a float32 array of ``nbytes`` bytes.
+
+    Each pass reads and writes every number in place, as the softmax's passes do, and is
+    counted as ``2 x nbytes`` bytes; one BLAS thread, best of 3. Where the array fits in the
+    machine's last-level cache, this is the cache's bandwidth, not main memory's.
+
+    >>> stream_bandwidth(np.random.default_rng(0), nbytes=2**16) > 0
+    True
+    """
+    rng = require_generator(rng)
+    n = positive_int(nbytes, "nbytes") // 4
+    P = rng.random(n, dtype=np.float32)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _inplace_bandwidth(P)
+
+
 def softmax_past_the_cache(rng: np.random.Generator, cache: int, n_max: int = 8192,
                            assumed: int = 64 * 2**20) -> dict:
     """The softmax on an ``N x N`` float32 matrix at least twice the last-level ``cache``.
@@ -215,7 +237,7 @@ def softmax_past_the_cache(rng: np.random.Generator, cache: int, n_max: int = 81
     P = np.empty((n, n), dtype=np.float32)
     P[:] = rng.random(n, dtype=np.float32)   # every row the same scores: as fast, less to draw
     with threadpool_limits(limits=1, user_api="blas"):
-        bandwidth = 2 * P.nbytes / best_time(np.multiply, P, 1.0, out=P, repeat=3) / 1e9
+        bandwidth = _inplace_bandwidth(P)
         seconds = best_time(softmax_rows, P, repeat=2)
     return {"n": n, "nbytes": P.nbytes, "past": P.nbytes >= 2 * cache_bytes,
             "seconds": seconds, "bandwidth": bandwidth}

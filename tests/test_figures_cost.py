@@ -98,8 +98,8 @@ def test_panels_title_each_block_with_the_online_recursion():
     ell_1 = np.exp(scores[:4] - 1.2).sum()
     alpha = math.exp(1.2 - 2.1)
     ell_2 = alpha * ell_1 + np.exp(scores[4:] - 2.1).sum()
-    assert fig.axes[0].get_title() == f"α = 0.000, ℓ = {ell_1:.3f}"
-    assert fig.axes[1].get_title() == f"α = {alpha:.3f}, ℓ = {ell_2:.3f}"
+    assert fig.axes[0].get_title() == rf"$\alpha = 0.000$, $\ell = {ell_1:.3f}$"
+    assert fig.axes[1].get_title() == rf"$\alpha = {alpha:.3f}$, $\ell = {ell_2:.3f}$"
     assert [len(ax.patches) for ax in fig.axes] == [4, 8]          # the bars seen so far
     assert len(fig.axes[0].lines) == 1 and len(fig.axes[1].lines) == 2  # the maxima
 

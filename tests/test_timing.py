@@ -118,3 +118,10 @@ def test_last_level_cache_is_a_size_or_zero():
     from lib.timing import last_level_cache
     size = last_level_cache()
     assert size == 0 or size >= 2**16
+
+
+def test_stream_bandwidth_is_positive_and_rejects_a_bad_size():
+    from lib.timing import stream_bandwidth
+    assert stream_bandwidth(np.random.default_rng(3), nbytes=2**20) > 0
+    with pytest.raises(ValueError):
+        stream_bandwidth(np.random.default_rng(3), nbytes=0)

@@ -75,7 +75,7 @@ def share():
     ax.axvline(2 / (1 + 5 / 256), color="black", ls=":", lw=1)
     ax.axvline(6 / (1 + 5 / 256), color="black", ls="--", lw=1)
     log_axes(ax, y_base=None)
-    ax.set_xlabel("sequence length in model widths, N / d")
+    ax.set_xlabel(r"sequence length in model widths, $N/d$")
     ax.set_ylabel("pairwise share of the FLOPs")
     ax.legend(loc="upper left")
     return fig
@@ -101,7 +101,7 @@ def measured(sizes, times, memory, counted):
     ax_m.set_ylabel("peak memory (MB)")
     for ax in (ax_t, ax_m):
         log_axes(ax, x_base=2)
-        ax.set_xlabel("sequence length N")
+        ax.set_xlabel(r"sequence length $N$")
         ax.legend()
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.96, wspace=0.28)
     return fig
@@ -118,17 +118,19 @@ def roofline(peak, bandwidth, softmax_ceiling, dots):
     x = np.geomspace(0.05, 200, 200)
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     ax.plot(x, np.minimum(peak, x * bandwidth), color="black", lw=1.5,
-            label="peak and memory roof")
+            label=r"$\min(P, I B)$")
     ax.plot(x, np.minimum(softmax_ceiling, x * bandwidth), "--", color=COLORS["vermillion"],
             lw=1.2, label="softmax in cache")
     ax.axvline(peak / bandwidth, color="grey", ls=":", lw=1)
+    ax.annotate(r"ridge $P/B$", (peak / bandwidth, peak), xytext=(4, -14),
+                textcoords="offset points", fontsize=8)
     for (label, intensity, rate, filled), color in zip(dots, PALETTE, strict=False):
         ax.plot(intensity, rate, "o", ms=7, color=color, mfc=color if filled else "none",
                 label=label)
     log_axes(ax)
-    ax.set_xlabel("arithmetic intensity (FLOP per byte)")
-    ax.set_ylabel("GFLOP/s")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.set_xlabel(r"arithmetic intensity $I$ (FLOP per byte)")
+    ax.set_ylabel("attainable GFLOP/s")
+    ax.legend(loc="center right", fontsize=8)
     return fig
 
 
@@ -136,8 +138,8 @@ def panels(scores, block):
     """The online softmax over blocks of ``scores``: one panel per block.
 
     >>> fig = panels(np.array([0.0, 1.0, 2.0, 0.0]), 2)
-    >>> [ax.get_title() for ax in fig.axes]
-    ['α = 0.000, ℓ = 1.368', 'α = 0.368, ℓ = 1.639']
+    >>> print(*(ax.get_title() for ax in fig.axes), sep="; ")
+    $\\alpha = 0.000$, $\\ell = 1.368$; $\\alpha = 0.368$, $\\ell = 1.639$
     >>> plt.close(fig)
     """
     n_blocks = len(scores) // block
@@ -154,10 +156,10 @@ def panels(scores, block):
         if step:
             ax.axhline(m, color="black", ls="--", lw=1)
         ax.axhline(m_new, color="black", lw=1)
-        ax.set_title(f"α = {alpha:.3f}, ℓ = {ell:.3f}", fontsize=9)
-        ax.set_xlabel("key j")
+        ax.set_title(rf"$\alpha = {alpha:.3f}$, $\ell = {ell:.3f}$", fontsize=9)
+        ax.set_xlabel(r"key $j$")
         m = m_new
-    axes[0].set_ylabel("score s_j")
+    axes[0].set_ylabel(r"score $z_j$")
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.2, top=0.88, wspace=0.12)
     return fig
 
@@ -181,7 +183,7 @@ def memory(sizes, counts, measured_bytes, working_set, crossover):
     ax.plot([], [], "o", color="grey", ms=4, label="measured (tracemalloc)")
     ax.axvline(crossover, color="black", lw=1, ls="--")
     log_axes(ax, x_base=2)
-    ax.set_xlabel("sequence length N")
+    ax.set_xlabel(r"sequence length $N$")
     ax.set_ylabel("peak memory (MB)")
     ax.legend()
     return fig
@@ -208,8 +210,8 @@ def blocks(n, b, kinds):
     ax.set_ylim(n, 0)
     ax.set_aspect("equal")
     ax.grid(False)
-    ax.set_xlabel("key j")
-    ax.set_ylabel("query i")
+    ax.set_xlabel(r"key $j$")
+    ax.set_ylabel(r"query $i$")
     return fig
 
 
@@ -229,7 +231,7 @@ def decode(d, h):
     ax.plot(T, cached, color=COLORS["blue"], label="with a KV cache")
     ax.plot(T, uncached, color=COLORS["vermillion"], label="without a cache")
     log_axes(ax, x_base=2)
-    ax.set_xlabel("tokens generated, T")
+    ax.set_xlabel(r"tokens generated, $T$")
     ax.set_ylabel("FLOPs of one layer")
     ax.legend()
     return fig
@@ -248,8 +250,8 @@ def qk_timing(t_N, t_d):
     >>> plt.close(fig)
     """
     fig, (ax_n, ax_d) = plt.subplots(1, 2, figsize=(8.0, 3.2))
-    for ax, times_s, slope, xlabel in ((ax_n, t_N, 2, "sequence length N"),
-                                       (ax_d, t_d, 1, "head width d_k")):
+    for ax, times_s, slope, xlabel in ((ax_n, t_N, 2, r"sequence length $N$"),
+                                       (ax_d, t_d, 1, r"head width $d_k$")):
         x = np.array(list(times_s), dtype=float)
         y = 1e3 * np.array(list(times_s.values()))
         ax.plot(x, y, "o-", color=COLORS["blue"], label="measured")
@@ -257,7 +259,7 @@ def qk_timing(t_N, t_d):
                 label=f"slope {slope}")
         log_axes(ax, x_base=2)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("time of Q Kᵀ (ms)")
+        ax.set_ylabel(r"time of $QK^\top$ (ms)")
         ax.legend()
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.19, top=0.95, wspace=0.3)
     return fig
@@ -283,7 +285,7 @@ def window_errors(windows, errors, draws):
         ax.errorbar(windows[:-1], mean, yerr=se, fmt="o-", color=color, ms=4, capsize=3,
                     label=f"{kind} inputs")
     log_axes(ax, x_base=2)
-    ax.set_xlabel("window size w")
+    ax.set_xlabel(r"window size $w$")
     ax.set_ylabel("relative error of the output")
     ax.legend()
     return fig
