@@ -50,7 +50,7 @@ chapter: $(STAMP)
 # only). Cells exempt from comparison keep their stored outputs. Review the diff.
 references: $(STAMP)
 	$(PY) tools/lab_compat.py $(if $(CHAPTER),book/$(CHAPTER).md,book/*.md)
-	$(PY) -m pytest $(if $(CHAPTER),book/$(CHAPTER).md,book) --regen-references -q
+	$(PY) -m pytest $(if $(CHAPTER),book/$(CHAPTER).md,book) --regen-references -q -n 0
 
 # The print edition, one PDF of the whole book: _build/latex/attention-notes.pdf
 # Needs LaTeX from Debian (xelatex, the engine sphinx-jupyterbook-latex selects):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 
@@ -67,11 +68,30 @@ WAITING = ("tests/test_portability.py::test_chapters",
            "tests/test_jupyterlab.py::test_chapter_in_jupyterlab", *PAGE_CHECKS, CLEAN_RUNS)
 
 
+def in_background_group(nodeid: str) -> bool:
+    """Whether the test reads the built site or waits for a background run: under pytest-xdist
+    these all run in one worker, the one whose threads do that work."""
+    from tests import site_build
+
+    return nodeid.startswith(site_build.USERS + WAITING)
+
+
+def is_worker(config) -> bool:
+    """Whether this process is one of pytest-xdist's workers."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_collection_modifyitems(items):
     """Order the tests in three groups (a stable sort: the order within each group is kept):
     those that need nothing from the background first, then those that read the built site
     (the build runs meanwhile, so the main thread does not sit waiting for it), and last those
-    that wait for the background runs."""
+    that wait for the background runs.
+
+    Under pytest-xdist (``-n auto``, the default in ``pyproject.toml``) the last two groups
+    form one unit of work, sent whole to one worker (it is the largest, so it goes out first),
+    and each chapter's nbval cells form one (they share a kernel, in order); the other tests
+    spread over the workers (:func:`pytest_xdist_make_scheduler`).
+    """
     from tests import site_build
 
     def group(item) -> int:
@@ -81,11 +101,47 @@ def pytest_collection_modifyitems(items):
     items.sort(key=group)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scheduler, with this suite's units of work: the background group, each
+    chapter's nbval cells, and every other test on its own."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SuiteScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if in_background_group(nodeid):
+                return "background"
+            return nodeid.split("::")[0] if nodeid.startswith("book/") else nodeid
+
+    return SuiteScheduling(config, log)
+
+
 def pytest_collection_finish(session):
-    """Start the emulated-CPU runs of the chapters and the walks through them in JupyterLab
-    now, so that they overlap the rest of the suite."""
-    if session.config.option.collectonly:
+    """Start the background work now, so that it overlaps the rest of the suite; in an xdist
+    worker, when the worker that has the background group starts on it
+    (:func:`pytest_runtest_setup`)."""
+    if session.config.option.collectonly or is_worker(session.config):
         return
+    start_background(session)
+    for test, (module, code) in EARLY_CHILDREN.items():
+        if any(item.nodeid.startswith(test) for item in session.items):
+            start_child(getattr(importlib.import_module(module), code))
+
+
+_background_started = False
+
+
+def pytest_runtest_setup(item):
+    """In an xdist worker, start the background work before the first test of its group."""
+    global _background_started
+    if not _background_started and is_worker(item.config) and in_background_group(item.nodeid):
+        _background_started = True
+        start_background(item.session)
+
+
+def start_background(session) -> None:
+    """Start the site's build, the emulated-CPU runs of the chapters, the walks through them in
+    JupyterLab, the page checks and the clean-environment runs, for the tests collected."""
     from tests import site_build
 
     if any(item.nodeid.startswith(site_build.USERS) for item in session.items):
@@ -107,9 +163,6 @@ def pytest_collection_finish(session):
         from tests import test_browser
 
         test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
-    for test, (module, code) in EARLY_CHILDREN.items():
-        if any(item.nodeid.startswith(test) for item in session.items):
-            start_child(getattr(importlib.import_module(module), code))
     clean = [item.callspec.params["chapter"] for item in session.items
              if item.nodeid.startswith(CLEAN_RUNS)]
     if clean:

@@ -74,7 +74,7 @@ def start(chapters=None) -> None:
         env = {**os.environ, **env_vars}
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
+                [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "-n", "0",
                  f"--junitxml={report}"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             )
