@@ -100,9 +100,9 @@ def test_a_lambda_tick_formatter_does_not_stop_the_copy():
 
 
 def test_small_figures_get_no_narrow_drawing():
-    assert narrow_png(Figure(figsize=(4.8, 3))) is None  # 480 px shrink to 346 px: legible
-    assert narrow_png(Figure(figsize=(5.2, 3)))[:4] == b"\x89PNG"
-    assert not needs_narrow(497) and needs_narrow(498)
+    assert narrow_png(Figure(figsize=(4.7, 3))) is None  # 470 px shrink to 338 px: legible
+    assert narrow_png(Figure(figsize=(4.8, 3)))[:4] == b"\x89PNG"  # 480 px: to 346 px
+    assert not needs_narrow(475) and needs_narrow(476)
     fig = Figure(figsize=(9, 3))
     fig.subplots(1, 2)
     assert narrow_png(fig, wide_width_px=400) is None  # as saved (a tight crop) it fits

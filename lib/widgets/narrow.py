@@ -42,14 +42,14 @@ NARROW_KEY = "narrow_png"
 #: The environment variable that turns the drawing on (``1``): see :func:`drawing_enabled`.
 ENV = "LIB_NARROW_FIGURES"
 #: The width of a narrow figure, in inches (400 px at the house style's 100 dpi: shown in a
-#: phone's ~358 px column at 0.9 scale, its 12.5 px text is 11 px tall).
+#: phone's 342 px column at 0.86 scale, its 12.5 px text is 10.7 px tall).
 NARROW_WIDTH = 4.0
 #: The site's rule (``book/_static/book.js``, ``keepLegible``): a figure is never shown
 #: narrower than ``natural width × MIN_TEXT_PX / HOUSE_TEXT_PX``.
 MIN_TEXT_PX = 9.0
 HOUSE_TEXT_PX = 12.5
-#: The text column of a 390 px phone, in CSS pixels.
-PHONE_COLUMN_PX = 358
+#: The text column of a 390 px phone, in CSS pixels (measured in Chromium: 342).
+PHONE_COLUMN_PX = 342
 
 #: Per-figure steering set by :func:`set_narrow` (weak: it goes with the figure).
 _STEERING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
