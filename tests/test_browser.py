@@ -952,6 +952,21 @@ PREVIEW = r"""
 """
 
 
+def settle(locator, still: int = 10) -> None:
+    """Wait until ``locator`` stays where it is for ``still`` animation frames in a row (lazy
+    typesetting reflows the text around it: a hover before that lands beside the link)."""
+    locator.evaluate("""(el, still) => new Promise(resolve => {
+      let last = '', same = 0;
+      const step = () => {
+        const r = el.getBoundingClientRect(), now = `${r.x},${r.y}`;
+        same = now === last ? same + 1 : 0;
+        last = now;
+        if (same >= still) { resolve(); } else { requestAnimationFrame(step); }
+      };
+      requestAnimationFrame(step);
+    })""", still)
+
+
 @pytest.mark.parametrize("view", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_terms_and_references_preview_on_hover_and_keyboard_focus(server, visit, view):
     """A glossary term shows its entry, and a reference to an equation shows the equation, in
@@ -971,6 +986,7 @@ def test_terms_and_references_preview_on_hover_and_keyboard_focus(server, visit,
     ref = "article a.reference.internal[href^='#equation-']"
     assert v.page.locator(ref).count(), "masks.html refers to no equation"
     v.page.locator(ref).first.scroll_into_view_if_needed()
+    settle(v.page.locator(ref).first)  # the equations around it typeset as they come into view
     v.page.locator(ref).first.hover()
     v.page.wait_for_function(f"() => ({PREVIEW})(\"{ref}\") !== null",
                              timeout=timeouts.ms(timeouts.PAGE_ACTION))
