@@ -470,7 +470,7 @@ SCROLLING_SHARE = 0.10
 #: scrolling above SCROLLING_SHARE, and static figures wider than the column. A page leaves
 #: its set when it fits; the test says so.
 STILL_OVER_ON_A_PHONE: dict[str, set[str]] = {
-    "equations": {"book/attention-cost.html"},
+    "equations": set(),
     "figures": set(),  # every wide figure has its narrow drawing (lib.widgets.narrow)
 }
 
