@@ -59,7 +59,7 @@ def needs_narrow(width_px: float) -> bool:
     """Whether a figure ``width_px`` pixels wide (as saved) is wider than a phone's column
     once shrunk to its smallest legible width.
 
-    >>> needs_narrow(640), needs_narrow(480)
+    >>> needs_narrow(640), needs_narrow(470)
     (True, False)
     """
     width_px = float(width_px)
