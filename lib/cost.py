@@ -4,7 +4,8 @@ Derived in the chapter "The quadratic cost of attention" ({ref}`sec-cost`):
 
 * counts of one transformer layer: :func:`layer_flops`, :func:`crossover_length`,
   :func:`decode_flops`, :func:`kv_cache_bytes`, :func:`attention_bytes`;
-* the mechanisms: :func:`attention` (straightforward, with an optional mask),
+* the mechanisms: :func:`attention` (straightforward, with an optional mask, its softmax
+  :func:`softmax_rows` in place),
   :func:`online_normalizer` and :func:`online_softmax` (one pass over the scores),
   :func:`tiled_attention` (blocks of queries and keys, never the whole score matrix),
   and the masks it uses, from :mod:`lib.masks` (:func:`~lib.masks.causal_mask`).
@@ -27,7 +28,7 @@ from ._checks import as_float_matrix, positive_int
 #: name belongs to ``lib.attention.attention``. Masks come from :mod:`lib.masks`.
 __all__ = ["attention_bytes", "crossover_length", "decode_flops", "kv_cache_bytes",
            "layer_flops", "on_chip", "online_normalizer", "online_softmax", "outer_block",
-           "pairwise_share", "tiled_attention"]
+           "pairwise_share", "softmax_rows", "tiled_attention"]
 
 #: Operations per score in the softmax: a comparison for the maximum, a subtraction, an
 #: exponential (counted as one operation), an addition for the sum and a division.
@@ -232,10 +233,22 @@ def attention(Q, K, V, mask=None) -> np.ndarray:
     S = (Q * (1 / math.sqrt(Q.shape[1]))) @ K.T       # (n_q, n_k) scores
     if mask is not None:
         np.putmask(S, ~mask, -np.inf)                  # hidden keys get weight e^-inf = 0
-    S -= S.max(axis=1, keepdims=True)                  # softmax, in place
-    np.exp(S, out=S)
-    S /= S.sum(axis=1, keepdims=True)
+    softmax_rows(S)                                    # the weights, in place
     return S @ V                                       # (n_q, d_v)
+
+
+def softmax_rows(P: np.ndarray) -> None:
+    """Row-wise softmax of ``P`` in place, as :func:`attention` computes it.
+
+    Eight passes over ``P``: one reads it for the maximum, the subtraction, the exponential and
+    the division each read and write it, one reads it for the sum.
+
+    >>> P = np.zeros((2, 4)); softmax_rows(P); P[0].tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    """
+    P -= P.max(axis=1, keepdims=True)
+    np.exp(P, out=P)
+    P /= P.sum(axis=1, keepdims=True)
 
 
 def online_normalizer(z, block_size: int = 1) -> tuple[float, float]:

@@ -16,11 +16,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import non_negative_float, positive_int, require_generator
-from .cost import attention
+from .cost import attention, softmax_rows
 from .measure import best_time, peak_bytes
 
-__all__ = ["time_qk", "time_qk_sweep", "softmax_rows", "time_attention_steps", "measure_head",
-           "last_level_cache", "stream_bandwidth", "softmax_past_the_cache"]
+__all__ = ["time_qk", "time_qk_sweep", "time_attention_steps", "measure_head", "last_level_cache",
+           "stream_bandwidth", "softmax_past_the_cache"]
 
 
 def _dtype(dtype) -> np.dtype:
@@ -85,20 +85,6 @@ def time_qk_sweep(shapes, rng: np.random.Generator, repeat: int = 5, min_time: f
 
 
 # -- one head of attention, step by step ({ref}`sec-cost-measured`) -----------------------------
-
-def softmax_rows(P: np.ndarray) -> None:
-    """Row-wise softmax of ``P`` in place, as :func:`lib.cost.attention` computes it.
-
-    Eight passes over ``P``: one reads it for the maximum, the subtraction, the exponential and
-    the division each read and write it, one reads it for the sum.
-
-    >>> P = np.zeros((2, 4)); softmax_rows(P); P[0].tolist()
-    [0.25, 0.25, 0.25, 0.25]
-    """
-    P -= P.max(axis=1, keepdims=True)
-    np.exp(P, out=P)
-    P /= P.sum(axis=1, keepdims=True)
-
 
 def time_attention_steps(Q, K, V, repeat: int = 3, min_time: float = 0.01) -> list[float]:
     """Best times of the three steps of one head (scores, softmax, weighted sum) and of a run.
