@@ -166,3 +166,12 @@ def test_a_chapter_figure_gets_a_narrow_drawing():
     png = narrow_png(fig)
     assert png is not None and png_width(png) == 400
     plt.close(fig)
+
+
+def test_the_site_and_the_downloads_read_the_key_lib_writes():
+    """``tools/sphinx_ext`` cannot import lib (its figures pull in matplotlib at every build's
+    start), so it names the metadata key itself: it must be the one lib writes."""
+    import narrow_figures
+    import notebook_export
+
+    assert notebook_export.NARROW_KEY == narrow_figures.NARROW_KEY == NARROW_KEY

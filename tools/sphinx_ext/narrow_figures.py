@@ -30,10 +30,9 @@ import posixpath
 from pathlib import Path
 
 from docutils import nodes
+from notebook_export import NARROW_KEY
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-#: The key of the narrow PNG in an output's ``metadata["image/png"]`` (``lib.widgets.narrow``).
-NARROW_KEY = "narrow_png"
 #: The site's legibility rule (``book.js``): a figure is shown at least ``natural width ×
 #: MIN_TEXT_PX / HOUSE_TEXT_PX`` wide.
 MIN_TEXT_PX, HOUSE_TEXT_PX = 9.0, 12.5
@@ -106,7 +105,8 @@ class NarrowFigures(SphinxPostTransform):
             target = images / name
             if not target.exists():
                 target.write_bytes(narrow)
-            wide_width = png_size(wide_file.read_bytes()[:24])[0]
+            with wide_file.open("rb") as f:
+                wide_width = png_size(f.read(24))[0]
             width, height = png_size(narrow)
             wrapper = picture(narrow=name, media=media_query(wide_width), width=width,
                               height=height)

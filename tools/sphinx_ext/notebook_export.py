@@ -24,6 +24,10 @@ from pathlib import Path
 import nbformat
 from myst_tokens import Directive, directive, parse
 
+#: The key of a figure's narrow drawing in its output's ``metadata["image/png"]``
+#: (``lib.widgets.narrow.NARROW_KEY``): the site serves it (:mod:`narrow_figures`), a download
+#: drops it.
+NARROW_KEY = "narrow_png"
 #: Titles shown for directives; anything not listed gets its own name, capitalised.
 TITLES = {
     "prf:proof": "Proof", "solution": "Solution", "exercise": "Exercise",
@@ -253,9 +257,9 @@ def export_notebook(nb, source_name: str = "", repository_url: str = "",
                 data = out.get("data")
                 if data and "application/vnd.jupyter.widget-view+json" in data:
                     data.pop("application/vnd.jupyter.widget-view+json")
-                # a figure's narrow drawing (lib.narrow) is the site's, not the reader's
+                # a figure's narrow drawing is the site's, not the reader's
                 png_meta = out.get("metadata", {}).get("image/png")
-                if isinstance(png_meta, dict) and png_meta.pop("narrow_png", None) is not None \
+                if isinstance(png_meta, dict) and png_meta.pop(NARROW_KEY, None) is not None \
                         and not png_meta:
                     out.metadata.pop("image/png")
     if not (nb.cells and nb.cells[0].get("metadata", {}).get("book_export")):
