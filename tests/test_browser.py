@@ -466,30 +466,18 @@ NARROW_COUNTS = r"""
 """
 #: At most this share of a page's display equations may scroll sideways on a phone.
 SCROLLING_SHARE = 0.10
-#: Pages still over the phone limits (issue 36), by name, in one place: display equations
-#: scrolling above SCROLLING_SHARE, and static figures wider than the column. A page leaves
-#: its set when it fits; the test says so.
-STILL_OVER_ON_A_PHONE: dict[str, set[str]] = {
-    "equations": set(),
-    "figures": set(),  # every wide figure has its narrow drawing (lib.widgets.narrow)
-}
-
-
 def narrow_problems(page: str, counts: dict) -> list[str]:
-    """What :data:`NARROW_COUNTS` found on ``page``, against the limits."""
+    """What :data:`NARROW_COUNTS` found on ``page``, against the limits: at most
+    SCROLLING_SHARE of the display equations scroll, no static figure is wider than the
+    column (every page fits both since issue 36)."""
     problems = []
-    over = {"equations": counts["scrolling"] > SCROLLING_SHARE * counts["equations"],
-            "figures": counts["wide"] > 0}
-    for what, is_over in over.items():
-        listed = page in STILL_OVER_ON_A_PHONE[what]
-        if is_over and not listed:
-            problems.append(f"{counts['scrolling']} of {counts['equations']} display equations "
-                            "scroll sideways (break long ones at their joints)" if what ==
-                            "equations" else f"{counts['wide']} of {counts['figures']} figures "
-                            "are wider than the screen (draw a narrow variant)")
-        elif listed and not is_over:
-            problems.append(f"{page} fits the phone's {what} limit now: take it out of "
-                            f"STILL_OVER_ON_A_PHONE[{what!r}]")
+    if counts["scrolling"] > SCROLLING_SHARE * counts["equations"]:
+        problems.append(f"{counts['scrolling']} of {counts['equations']} display equations "
+                        "scroll sideways (break long ones at their joints)")
+    if counts["wide"]:
+        problems.append(f"{counts['wide']} of {counts['figures']} figures are wider than the "
+                        "screen (lib.widgets.narrow draws a narrow variant in the site's build; "
+                        "steer it with set_narrow)")
     return problems
 
 
