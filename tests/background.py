@@ -25,6 +25,7 @@ class Background:
 
     def __init__(self):
         self.results: dict[Hashable, list[str] | BaseException] = {}
+        self.jobs: list[Hashable] = []
         self.thread: threading.Thread | None = None
         self.stopping = False
 
@@ -36,8 +37,8 @@ class Background:
         raise NotImplementedError
 
     def session(self) -> contextlib.AbstractContextManager[Callable[[Hashable], list[str]]]:
-        """What the jobs share, opened once; yields the function that runs one job and returns
-        the problems it found."""
+        """What the jobs (:attr:`jobs`) share, opened once; yields the function that runs one
+        job and returns the problems it found."""
         raise NotImplementedError
 
     def describe(self, job: Hashable) -> str:
@@ -46,7 +47,7 @@ class Background:
     def start(self, jobs=None) -> None:
         """Start the jobs (default: :meth:`default_jobs`), once."""
         if self.thread is None and self.available():
-            jobs = list(self.default_jobs() if jobs is None else jobs)
+            self.jobs = jobs = list(self.default_jobs() if jobs is None else jobs)
             self.thread = threading.Thread(target=self._run, args=(jobs,), name=self.name,
                                            daemon=True)
             self.thread.start()
@@ -78,6 +79,20 @@ class Background:
         if isinstance(found, BaseException):
             raise found
         return found
+
+    def wait(self) -> None:
+        """Wait until the session is open and its first job done (raises what broke the
+        session)."""
+        self.start()
+        limit = timeouts.seconds(self.limit)
+        deadline = time.monotonic() + limit
+        while not self.results:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise AssertionError(f"no {self.name} session within {limit:.0f} s")
+            time.sleep(0.2)
+        first = self.results.get(self.jobs[0]) if self.jobs else None
+        if isinstance(first, BaseException):
+            raise first
 
     def stop(self) -> None:
         """Stop after the current job (a session cut short)."""

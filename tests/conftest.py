@@ -5,11 +5,11 @@
   :mod:`notebook_export` as the build does;
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
   compare what the chapter derives in the open with what ``lib`` exports;
-* the start of the site's build (``tests/site_build.py``), of the emulated-CPU runs of
-  ``tests/test_portability.py``, of the JupyterLab walks of ``tests/test_jupyterlab.py`` and
-  of the page checks of ``tests/test_browser.py`` and of the clean-environment runs of
-  ``tests/test_clean_install.py`` right after collection, so that they
-  overlap the rest of the suite, and the stop of the last three at the end of the session.
+* the start of the site's build (``tests/site_build.py``), of the JupyterLab walks of
+  ``tests/test_jupyterlab.py``, of the page checks of ``tests/test_browser.py`` and of the
+  clean-environment runs of ``tests/test_clean_install.py`` (the walks and the clean runs
+  are also the emulated-CPU runs of ``tests/test_portability.py``) right after collection,
+  so that they overlap the rest of the suite, and their stop at the end of the session.
 """
 
 from __future__ import annotations
@@ -68,12 +68,21 @@ WAITING = ("tests/test_portability.py::test_chapters",
            "tests/test_jupyterlab.py::test_chapter_in_jupyterlab", *PAGE_CHECKS, CLEAN_RUNS)
 
 
-def in_background_group(nodeid: str) -> bool:
+def reads_site(nodeid: str, config) -> bool:
+    """Whether the test reads the built site: its modules' tests (:data:`site_build.USERS`),
+    and the chapters' cells when their outputs come from the site (``--outputs-from=site``,
+    the default: ``tests/nbharness.py``)."""
+    from tests import site_build
+    from tests.nbharness import outputs_from
+
+    return nodeid.startswith(site_build.USERS) or (
+        nodeid.startswith("book/") and outputs_from(config) == "site")
+
+
+def in_background_group(nodeid: str, config) -> bool:
     """Whether the test reads the built site or waits for a background run: under pytest-xdist
     these all run in one worker, the one whose threads do that work."""
-    from tests import site_build
-
-    return nodeid.startswith(site_build.USERS + WAITING)
+    return nodeid.startswith(WAITING) or reads_site(nodeid, config)
 
 
 def is_worker(config) -> bool:
@@ -92,11 +101,8 @@ def pytest_collection_modifyitems(items):
     and each chapter's nbval cells form one (they share a kernel, in order); the other tests
     spread over the workers (:func:`pytest_xdist_make_scheduler`).
     """
-    from tests import site_build
-
     def group(item) -> int:
-        return 2 if item.nodeid.startswith(WAITING) else int(
-            item.nodeid.startswith(site_build.USERS))
+        return 2 if item.nodeid.startswith(WAITING) else int(reads_site(item.nodeid, item.config))
 
     items.sort(key=group)
 
@@ -109,7 +115,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class SuiteScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if in_background_group(nodeid):
+            if in_background_group(nodeid, self.config):
                 return "background"
             return nodeid.split("::")[0] if nodeid.startswith("book/") else nodeid
 
@@ -134,30 +140,41 @@ _background_started = False
 def pytest_runtest_setup(item):
     """In an xdist worker, start the background work before the first test of its group."""
     global _background_started
-    if not _background_started and is_worker(item.config) and in_background_group(item.nodeid):
+    if (not _background_started and is_worker(item.config)
+            and in_background_group(item.nodeid, item.config)):
         _background_started = True
         start_background(item.session)
 
 
 def start_background(session) -> None:
-    """Start the site's build, the emulated-CPU runs of the chapters, the walks through them in
-    JupyterLab, the page checks and the clean-environment runs, for the tests collected."""
-    from tests import site_build
+    """Start the site's build, the clean-environment runs, the walks through the chapters in
+    JupyterLab and the page checks, for the tests collected. The two emulated processors of
+    ``tests/test_portability.py`` are those of the clean-environment runs and of the walks: a
+    chapter that test needs on one of them is run there, even if that run's own test was not
+    collected."""
+    from tests import site_build, test_portability
 
-    if any(item.nodeid.startswith(site_build.USERS) for item in session.items):
+    config = session.config
+    if any(reads_site(item.nodeid, config) for item in session.items):
         site_build.start()
-    emulated = sorted({item.callspec.params["chapter"] for item in session.items
-                       if item.nodeid.startswith("tests/test_portability.py::test_chapters")})
-    if emulated:
-        from tests import test_portability
-
-        test_portability.start(emulated)
+    emulated = {name: [] for name in test_portability.CONFIGS}
+    for item in session.items:
+        if item.nodeid.startswith("tests/test_portability.py::test_chapters"):
+            chapters = emulated[item.callspec.params["config"]]
+            if item.callspec.params["chapter"] not in chapters:
+                chapters.append(item.callspec.params["chapter"])
     walks = [item.callspec.params["chapter"] for item in session.items
              if item.nodeid.startswith("tests/test_jupyterlab.py::test_chapter_in_jupyterlab")]
-    if walks:
+    on_lab = emulated[test_portability.LAB]
+    if walks or on_lab:
         from tests import test_jupyterlab
 
-        test_jupyterlab.WALKS.start(walks)
+        if test_jupyterlab.WALKS.available():
+            paths = {p.stem: p for p in test_jupyterlab.chapter_paths()}
+            walks += [paths[c] for c in on_lab if paths[c] not in walks]
+            test_jupyterlab.WALKS.start(walks + ([test_jupyterlab.OUTPUTS] if on_lab else []))
+        elif on_lab:
+            test_portability.start(on_lab)
     checks = [item for item in session.items if item.nodeid.startswith(PAGE_CHECKS)]
     if checks:
         from tests import test_browser
@@ -165,6 +182,8 @@ def start_background(session) -> None:
         test_browser.PAGES.start([test_browser.PageChecks.job(item) for item in checks])
     clean = [item.callspec.params["chapter"] for item in session.items
              if item.nodeid.startswith(CLEAN_RUNS)]
+    names = {Path(name).name: name for name in site_build.chapter_names()}
+    clean += [names[c] for c in emulated[test_portability.CLEAN] if names[c] not in clean]
     if clean:
         from tests import test_clean_install
 

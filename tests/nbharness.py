@@ -29,11 +29,13 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+import pytest
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 from nbval.plugin import (
     IPyNbCell,
     IPyNbFile,
     NbCellError,
+    coalesce_streams,
     find_comment_markers,
     find_metadata_tags,
     get_sanitize_patterns,
@@ -170,7 +172,8 @@ class ChapterFile(IPyNbFile):
     """A MyST chapter, collected as a notebook of nbval cells."""
 
     def collect(self):
-        self.nb = read_chapter(self.path)
+        self.nb = (read_chapter(self.path) if self.path.suffix == ".md"
+                   else nbformat.read(self.path, as_version=4))
         problems = attach_references(self.nb, reference_path(self.path))
         self.captured = {}
         for num, (cell, problem) in enumerate(zip(code_cells(self.nb), problems, strict=True)):
@@ -181,12 +184,22 @@ class ChapterFile(IPyNbFile):
                                           options=options, problem=problem)
 
     def setup(self):
-        # Always this environment's interpreter (the one running pytest), cwd = the chapter's.
+        self.sanitize_patterns.update(sanitize_patterns())
+        source = outputs_from(self.config)
+        if source != "kernel":
+            self.stored = stored_cells(self.nb, stored_notebook(source, self.path))
+            return
+        # This environment's interpreter (the one running pytest) unless nbval's
+        # --nbval-kernel-name names another; cwd: the chapter's folder, or its own empty
+        # folder under --kernel-cwd (a reader's).
+        cwd = self.path.parent
+        if self.config.option.kernel_cwd:
+            cwd = Path(self.config.option.kernel_cwd) / self.path.stem
+            cwd.mkdir(parents=True, exist_ok=True)
         self.kernel = HistoryKernel(
-            CURRENT_ENV_KERNEL_NAME, cwd=str(self.path.parent),
+            self.config.option.nbval_kernel_name or CURRENT_ENV_KERNEL_NAME, cwd=str(cwd),
             startup_timeout=self.config.option.nbval_kernel_startup_timeout,
         )
-        self.sanitize_patterns.update(sanitize_patterns())
 
     def teardown(self):
         super().teardown()
@@ -200,6 +213,8 @@ class ChapterCell(IPyNbCell):
         self.problem = problem
 
     def runtest(self):
+        if outputs_from(self.config) != "kernel":
+            return self.compare_stored()
         regen = self.config.option.regen_references
         if regen:
             self.options["check"] = False
@@ -214,8 +229,61 @@ class ChapterCell(IPyNbCell):
                 self.cell.source,
             )
 
+    def compare_stored(self):
+        """nbval's comparison (:meth:`IPyNbCell.runtest` without the kernel) of the outputs
+        another run stored (the site's build, a JupyterLab session) with the reference."""
+        if self.options["skip"]:
+            pytest.skip()
+        stored = self.parent.stored[self.cell_num]
+        if isinstance(stored, str):
+            self.raise_cell_error(stored)
+        self.test_outputs = outs = coalesce_streams(stored)
+        errors = [o for o in outs if o.output_type == "error"]
+        if errors and not self.options["check_exception"]:
+            self.raise_cell_error("Cell execution caused an exception",
+                                  "\n" + "\n".join(errors[0].get("traceback", [])))
+        if self.problem and self.options["check"]:
+            raise NbCellError(self.cell_num, f"No reference output for this cell: {self.problem}.",
+                              self.cell.source)
+        if (self.options["check"] and self.cell.execution_count is not None
+                and not self.compare_outputs(outs, coalesce_streams(self.cell.outputs))):
+            self.raise_cell_error("Cell outputs differ", "\n".join(self.comparison_traceback))
+
     def reportinfo(self):
-        return self.path, 0, f"{self.path.relative_to(ROOT)}::Cell {self.cell_num}"
+        shown = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return self.path, 0, f"{shown}::Cell {self.cell_num}"
+
+
+def outputs_from(config) -> str:
+    """Where the chapters' outputs come from: ``kernel`` (run now, as ``make references``
+    always does), ``site`` or a folder (see ``--outputs-from``)."""
+    return "kernel" if config.option.regen_references else config.option.outputs_from
+
+
+def stored_notebook(source: str, chapter: Path) -> Path:
+    """The executed notebook that holds ``chapter``'s outputs: the one the built site offers
+    for download (``site``; the build runs first if it has not), or ``<source>/<chapter>.ipynb``."""
+    if source == "site":
+        from tests import site_build  # it imports this module
+
+        return site_build.downloaded_notebook(site_build.built_site(),
+                                              str(chapter.relative_to(ROOT).with_suffix("")))
+    return Path(source) / f"{chapter.stem}.ipynb"
+
+
+def stored_cells(nb, path: Path) -> list:
+    """Per code cell of ``nb``, the outputs the notebook at ``path`` stored for the cell with
+    the same source (paired in order, as :func:`attach_references` pairs), or why there are
+    none."""
+    if not path.exists():
+        return [f"no executed notebook {path}"] * len(code_cells(nb))
+    done = code_cells(nbformat.read(path, as_version=4))
+    cells = code_cells(nb)
+    if [c.source for c in done] != [c.source for c in cells]:
+        return [f"{path} holds other code than the chapter (is it out of date?)"] * len(cells)
+    if not any(c.outputs for c in done):  # the site's build leaves out execution counts
+        return [f"{path} holds no outputs: it was not executed"] * len(cells)
+    return [[nbformat.from_dict(dict(o)) for o in c.outputs] for c in done]
 
 
 def clean_outputs(outputs, patterns) -> list:
@@ -270,9 +338,24 @@ def write_reference(chapter: ChapterFile) -> None:
 def pytest_addoption(parser):
     parser.addoption("--regen-references", action="store_true", default=False,
                      help="execute the chapters under nbval and rewrite tests/reference/")
+    parser.addoption(
+        "--outputs-from", metavar="SOURCE", default="site",
+        help="where the outputs compared with tests/reference/ come from: 'site' (default: the "
+             "executed notebooks the built site offers for download; the build runs first), "
+             "'kernel' (execute the chapters now, in a fresh kernel each), or a folder of "
+             "executed <chapter>.ipynb")
+    parser.addoption("--kernel-cwd", metavar="DIR", default=None,
+                     help="with --outputs-from=kernel: run each chapter in an empty folder "
+                          "DIR/<chapter> (a reader's) instead of the chapter's own folder")
+    parser.addoption("--notebooks", action="store_true", default=False,
+                     help="collect the .ipynb files named on the command line as chapters "
+                          "(the site's downloads), paired with tests/reference/ by name")
 
 
 def pytest_collect_file(file_path, parent):
     if file_path.suffix == ".md" and file_path in chapter_paths():
+        return ChapterFile.from_parent(parent, path=file_path)
+    if (file_path.suffix == ".ipynb" and parent.config.option.notebooks
+            and file_path.stem in {p.stem for p in chapter_paths()}):
         return ChapterFile.from_parent(parent, path=file_path)
     return None

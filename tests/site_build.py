@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -54,6 +55,20 @@ def _build() -> tuple[Path, str]:
     if proc.returncode != 0:
         raise RuntimeError(f"jupyter-book build failed:\n{log[-5000:]}")
     return ROOT / "_build" / "html", log
+
+
+def download_links(page_html: str) -> list[str]:
+    """The local ``.ipynb`` links of a page (its download menu)."""
+    return re.findall(r'href="(?!https?:)([^"]+\.ipynb)"', page_html)
+
+
+def downloaded_notebook(site: Path, chapter: str) -> Path:
+    """The ``.ipynb`` that ``<chapter>.html``'s download menu offers (``chapter``: ``book/x``)."""
+    page = site / f"{chapter}.html"
+    links = download_links(page.read_text(encoding="utf-8"))
+    if not links:
+        raise AssertionError(f"{chapter}.html offers no .ipynb download")
+    return (page.parent / links[0]).resolve()
 
 
 def built_site() -> Path:

@@ -8,47 +8,39 @@ after collection, ``tests/conftest.py``):
 1. builds ``lib`` as pip builds it from the repository (a wheel, not ``-e .``);
 2. makes a fresh virtual environment and installs that wheel with nothing but its declared
    dependencies, and ``ipykernel`` (pip's cache makes this a matter of seconds);
-3. runs every chapter's downloaded ``.ipynb``, from the built site, top to bottom in an empty
-   folder, on a kernel of that environment.
+3. runs every chapter's downloaded ``.ipynb``, from the built site, top to bottom, each in an
+   empty folder of its own, on a kernel of that environment: under nbval (``tests/nbharness.py``,
+   ``--notebooks``), which also compares every output with ``tests/reference/``, on the emulated
+   processor :data:`tests.test_portability.CLEAN`, whose test reads those comparisons.
 
-A missing dependency, a file read through the repository's layout or an error in any cell fails
-the chapter's test. ``pyproject.toml`` holds the lower bounds; CONTRIBUTING.md ("Versions and
-pins") says which versions were tried.
+An error in any cell (a missing dependency, a file read through the repository's layout) or a
+file left in the reader's folder fails the chapter's test here; an output that differs fails it
+in ``tests/test_portability.py``. ``pyproject.toml`` holds the lower bounds; CONTRIBUTING.md
+("Versions and pins") says which versions were tried.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import re
 import subprocess
 import sys
 import tempfile
 import venv
 from pathlib import Path
 
-import nbformat
 import pytest
 
+from tests import test_portability, timeouts
 from tests.background import Background
 from tests.nbharness import ROOT
-from tests.site_build import built_site, chapter_names
+from tests.site_build import built_site, chapter_names, downloaded_notebook
+from tests.test_portability import CLEAN
 
 #: The quiet-machine limit (:mod:`tests.timeouts`) for waiting on the set-up and every run up
 #: to a chapter's, and for one notebook's cell.
 LIMIT = 600.0
 CELL_TIMEOUT = 120
-
-
-def downloaded_notebook(site: Path, chapter: str) -> Path:
-    """The ``.ipynb`` that ``<chapter>.html``'s download menu offers."""
-    from tests.test_downloads import download_links
-
-    page = site / f"{chapter}.html"
-    links = download_links(page.read_text(encoding="utf-8"))
-    if not links:
-        raise AssertionError(f"{chapter}.html offers no .ipynb download")
-    return (page.parent / links[0]).resolve()
 
 
 def clean_environment(where: Path, *pins: str) -> Path:
@@ -73,41 +65,36 @@ def clean_environment(where: Path, *pins: str) -> Path:
     return python
 
 
-def kernel_manager(python: Path, where: Path):
-    """A kernel manager whose kernel is ``python`` (a kernel spec of its own, in ``where``)."""
-    from jupyter_client import KernelManager
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    spec = where / "kernels" / "clean"
+def kernel_spec(python: Path, where: Path) -> Path:
+    """A Jupyter data folder (for ``JUPYTER_PATH``) whose kernel ``clean-lib`` is ``python``."""
+    spec = where / "jupyter" / "kernels" / "clean-lib"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "clean lib", "language": "python"}))
-    return KernelManager(kernel_name="clean",
-                         kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(spec.parent)]))
+    return where / "jupyter"
 
 
-def run_notebook(path: Path, python: Path, where: Path) -> list[str]:
-    """Run the notebook at ``path`` top to bottom in an empty folder on ``python``'s kernel;
-    the problems: the first cell that failed, with its error."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    nb = nbformat.read(path, as_version=4)
-    folder = Path(tempfile.mkdtemp(prefix=f"{path.stem}-", dir=where))
-    client = NotebookClient(nb, km=kernel_manager(python, where), timeout=CELL_TIMEOUT,
-                            resources={"metadata": {"path": str(folder)}})
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        plain = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # the traceback's colours
-        return [f"{path.name} stops in a clean environment:\n{plain[-2500:]}"]
-    left = sorted(p.name for p in folder.iterdir())
-    return [f"{path.name} left files in the reader's folder: {left}"] if left else []
+def outcome(chapter: str, readers: Path) -> list[str]:
+    """What went wrong when the chapter's download ran, apart from outputs that differ
+    (:mod:`tests.test_portability` reports those): errors, cells that did not run, files left
+    in the reader's folder."""
+    name = Path(chapter).name
+    cells, failed = test_portability.chapter_failures(test_portability.report(CLEAN), name)
+    if not cells:
+        return [f"{name}.ipynb did not run (log: {test_portability.log(CLEAN)})"]
+    problems = [f"{name}.ipynb stops in a clean environment: {f}" for f in failed
+                if "Cell outputs differ" not in f]
+    folder = readers / name
+    left = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    if left:
+        problems.append(f"{name}.ipynb left files in the reader's folder: {left}")
+    return problems
 
 
 class CleanRuns(Background):
-    """Every chapter's download, run in one clean environment made once (a job: a chapter)."""
+    """Every chapter's download, run in one clean environment made once, by one nbval process
+    (a job: a chapter; its result is read from that run's report)."""
 
     name = "clean-install"
     limit = LIMIT
@@ -121,7 +108,14 @@ class CleanRuns(Background):
             where = Path(tmp)
             python = clean_environment(where)
             site = built_site()
-            yield lambda chapter: run_notebook(downloaded_notebook(site, chapter), python, where)
+            readers = where / "readers"
+            test_portability.nbval_run(
+                CLEAN, [str(downloaded_notebook(site, c)) for c in self.jobs],
+                "--notebooks", "--outputs-from=kernel", "--nbval-kernel-name=clean-lib",
+                f"--kernel-cwd={readers}", f"--nbval-cell-timeout={CELL_TIMEOUT}",
+                env={"JUPYTER_PATH": str(kernel_spec(python, where))},
+                timeout=timeouts.seconds(LIMIT))
+            yield lambda chapter: outcome(chapter, readers)
 
     def describe(self, job) -> str:
         return f"clean-environment run of {job}"
@@ -132,8 +126,8 @@ RUNS = CleanRuns()
 
 @pytest.mark.parametrize("chapter", chapter_names())
 def test_download_runs_in_a_clean_environment(chapter):
-    """The chapter's downloaded notebook runs top to bottom, in an empty folder, in a fresh
-    virtual environment holding only the ``lib`` wheel, its declared dependencies and a
-    kernel (see the module docstring)."""
+    """The chapter's downloaded notebook runs top to bottom with no error and leaves no file,
+    in an empty folder, in a fresh virtual environment holding only the ``lib`` wheel, its
+    declared dependencies and a kernel (see the module docstring)."""
     problems = RUNS.result(chapter)
     assert not problems, "\n".join(problems)

@@ -26,11 +26,7 @@ from myst_tokens import myst_leftovers  # tools/sphinx_ext, on the path by conft
 from notebook_export import degrade_myst
 
 from tests.nbharness import ROOT, chapter_paths, code_cells, read_chapter, reference_path
-from tests.site_build import built_site, chapter_names, page_names
-
-
-def download_links(page_html: str) -> list[str]:
-    return re.findall(r'href="(?!https?:)([^"]+\.ipynb)"', page_html)
+from tests.site_build import built_site, chapter_names, download_links, page_names
 
 
 @pytest.mark.parametrize("chapter", chapter_names())

@@ -38,7 +38,7 @@ import nbformat
 import pytest
 import requests
 
-from tests import timeouts
+from tests import test_portability, timeouts
 from tests.background import Background
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
@@ -62,11 +62,11 @@ def free_port() -> int:
 class JupyterLab:
     """The project's ``jupyter lab``, configured by ``postBuild`` in a private folder."""
 
-    def __init__(self, folder: Path, root: Path = ROOT):
+    def __init__(self, folder: Path, root: Path = ROOT, env: dict | None = None):
         self.folder, self.root = folder, root
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.base = f"http://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, JUPYTER_CONFIG_DIR=str(folder / "config"),
+        self.env = dict(os.environ, **(env or {}), JUPYTER_CONFIG_DIR=str(folder / "config"),
                         JUPYTER_RUNTIME_DIR=str(folder / "runtime"),
                         JUPYTER_DATA_DIR=str(folder / "data"),
                         PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -147,10 +147,11 @@ LAB_FILES = ("book", "references.bib", "jupytext.toml", "pyproject.toml", "postB
 
 
 @contextlib.contextmanager
-def running_lab():
+def running_lab(env: dict | None = None):
     """A JupyterLab serving a private copy of the project's files (:data:`LAB_FILES`): what
     a learner's saves write goes there, so the chapters on disk, which the rest of the suite
-    reads meanwhile, are never rewritten (Jupyter's save truncates a file, then writes it)."""
+    reads meanwhile, are never rewritten (Jupyter's save truncates a file, then writes it).
+    ``env``: variables for the server and its kernels (an emulated processor's)."""
     with tempfile.TemporaryDirectory(prefix="jupyterlab-") as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
@@ -159,7 +160,7 @@ def running_lab():
                 shutil.copytree(ROOT / name, root / name)
             else:
                 shutil.copy2(ROOT / name, root / name)
-        lab = JupyterLab(Path(tmp), root)
+        lab = JupyterLab(Path(tmp), root, env)
         try:
             yield lab
         finally:
@@ -555,6 +556,22 @@ def save(page, timeout: float | None = None) -> None:
                            polling=100)
 
 
+#: Where each walk keeps its chapter's notebook after Run All, outputs and all, for nbval to
+#: compare with the references (:data:`OUTPUTS`).
+LAB_OUTPUTS = ARTIFACTS / "lab-outputs"
+
+
+def keep_outputs(page, chapter: Path) -> None:
+    """Write the notebook open in ``page`` (JupyterLab's model of it, outputs included) to
+    ``LAB_OUTPUTS/<chapter>.ipynb``."""
+    content = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.toJSON()")
+    for cell in content["cells"]:  # JupyterLab writes a Markdown cell's absent attachments as null
+        for key in [k for k, v in cell.items() if v is None and k != "execution_count"]:
+            del cell[key]
+    LAB_OUTPUTS.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.from_dict(content), LAB_OUTPUTS / f"{chapter.stem}.ipynb")
+
+
 def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[str]:
     """What a learner would find wrong in ``chapter`` open in JupyterLab (see the test)."""
     nb = read_chapter(chapter)
@@ -568,6 +585,7 @@ def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[
     if state["collapsed"] != folded:
         problems.append(f"{state['collapsed']} collapsed code cells, expected {folded}")
     run = run_all(page)
+    keep_outputs(page, chapter)
     problems += [f"Run All: error output {e!r}" for e in run["errors"]]
     if run["pending"]:
         problems.append(f"Run All: {run['pending']} code cells did not run")
@@ -632,10 +650,18 @@ def walk(server: JupyterLab, chromium, chapter: Path, reuse=None):
     return problems, (page, console)
 
 
+#: The last job of the walks: nbval compares the outputs each walk kept (:func:`keep_outputs`)
+#: with the references; the chapters' kernels ran on the emulated processor
+#: :data:`tests.test_portability.LAB`, whose test reads the comparison.
+OUTPUTS = "outputs"
+
+
 class Walks(Background):
     """The walks through every chapter, in a thread of their own with their own JupyterLab and
     browser, started right after collection (``tests/conftest.py``): a walk mostly waits on the
-    browser and the kernel, so the rest of the suite runs meanwhile. A job is a chapter."""
+    browser and the kernel, so the rest of the suite runs meanwhile. A job is a chapter, or
+    :data:`OUTPUTS`. The server and its kernels run on the emulated processor
+    :data:`tests.test_portability.LAB`."""
 
     name = "jupyterlab-walks"
     limit = timeouts.LAB_WALK
@@ -647,19 +673,23 @@ class Walks(Background):
     def available(self) -> bool:
         return CHROMIUM is not None
 
-    def default_jobs(self) -> list[Path]:
-        return chapter_paths()
+    def default_jobs(self) -> list:
+        return [*chapter_paths(), OUTPUTS]
 
     @contextlib.contextmanager
     def session(self):
-        with running_lab() as server, browser() as chromium:
+        shutil.rmtree(LAB_OUTPUTS, ignore_errors=True)
+        with running_lab(test_portability.CONFIGS[test_portability.LAB]) as server, \
+                browser() as chromium:
             self.server = server
             reuse = None  # JupyterLab's page, loaded once for every walk
 
-            def run(chapter: Path) -> list[str]:
+            def run(job) -> list[str]:
                 nonlocal reuse
+                if job == OUTPUTS:
+                    return compare_outputs([j for j in self.jobs if j != OUTPUTS])
                 try:
-                    problems, reuse = walk(server, chromium, chapter, reuse)
+                    problems, reuse = walk(server, chromium, job, reuse)
                 except Exception:  # a walk that broke: the next one loads JupyterLab afresh
                     reuse = None
                     raise
@@ -667,14 +697,23 @@ class Walks(Background):
 
             yield run
 
-    def describe(self, chapter: Path) -> str:
-        return f"walk through {chapter.name}"
+    def describe(self, job) -> str:
+        return "comparison of the walks' outputs" if job == OUTPUTS else f"walk through {job.name}"
 
     def stop(self) -> None:
         """Stop after the current walk (a session cut short); stop the JupyterLab server."""
         super().stop()
         if self.thread is not None and self.thread.is_alive() and self.server is not None:
             self.server.stop()
+
+
+def compare_outputs(chapters: list[Path]) -> list[str]:
+    """nbval's comparison of the outputs the walks kept with the references, in a child
+    process, into :data:`tests.test_portability.LAB`'s report (its test reads it)."""
+    test_portability.nbval_run(test_portability.LAB,
+                               [str(c.relative_to(ROOT)) for c in chapters],
+                               f"--outputs-from={LAB_OUTPUTS}")
+    return []
 
 
 WALKS = Walks()

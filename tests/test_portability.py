@@ -3,14 +3,25 @@
 numpy picks its SIMD kernels (AVX-512, AVX2, ...) and OpenBLAS its matrix kernels by the CPU
 it runs on, and the two change results in the last bits. Both can be cut down on this machine:
 ``NPY_DISABLE_CPU_FEATURES`` switches off numpy's dispatch targets and ``OPENBLAS_CORETYPE``
-forces an OpenBLAS kernel; the chapters' kernels inherit both. Each test below re-executes every
-chapter under nbval in such an emulated machine, against the same committed references as the
-main run, so a figure that depends on the processor fails here.
+forces an OpenBLAS kernel; the chapters' kernels inherit both. Two emulated machines
+(:data:`CONFIGS`) execute every chapter, and nbval compares each chapter's outputs with the same
+committed references as the main run (``tests/nbharness.py``), so a figure that depends on the
+processor fails here.
 
-The configurations run side by side in child processes, one per configuration for all the
-chapters selected (``make check CHAPTER=masks``: that one), started as soon as pytest has
-collected these tests (``pytest_collection_finish`` in ``tests/conftest.py``), so they overlap
-the rest of the suite. Each chapter's result is read from its configuration's JUnit report.
+Neither machine costs a run of the chapters of its own: each is the machine of a run the suite
+makes anyway.
+
+* :data:`CLEAN` (numpy without AVX-512, OpenBLAS's Haswell kernels) is the machine of the
+  clean-environment run (``tests/test_clean_install.py``): the site's downloaded notebooks,
+  executed by nbval in a fresh virtual environment holding only the ``lib`` wheel and its
+  dependencies.
+* :data:`LAB` (numpy's baseline, no SIMD dispatch; OpenBLAS's Prescott kernels, one thread) is
+  the machine of the JupyterLab walks (``tests/test_jupyterlab.py``): the server and its kernels
+  run under it, each chapter's outputs after Run All are kept, and nbval compares them
+  (``--outputs-from=<folder>``). Without Chromium there are no walks: the chapters then run under
+  nbval in a child process of their own (:func:`start`), started right after collection.
+
+Each chapter's result is read from its machine's JUnit report.
 """
 
 from __future__ import annotations
@@ -19,7 +30,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -56,42 +66,97 @@ def configurations() -> dict[str, dict[str, str]]:
 
 
 CONFIGS = configurations()
+#: The machine of the clean-environment run, and that of the JupyterLab walks.
+CLEAN, LAB = CONFIGS
 CHAPTERS = {p.stem: p for p in chapter_paths()}
-_runs: dict[str, tuple[subprocess.Popen, Path, Path]] = {}
+
+
+def report(config: str) -> Path:
+    """The JUnit report of the chapters' run on ``config``."""
+    return ARTIFACTS / f"portability-{config}.xml"
+
+
+def log(config: str) -> Path:
+    return ARTIFACTS / f"portability-{config}.log"
+
+
+def nbval_run(config: str, paths: list[str], *args: str, env: dict | None = None,
+              timeout: float = TIMEOUT) -> None:
+    """Run nbval (this suite's harness) on ``paths`` under ``config``, in a child process;
+    its report: :func:`report`, its output: :func:`log`. Raises if no report was written."""
+    proc = start_nbval(config, paths, *args, env=env)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"{config}: the chapters did not finish within {timeout:.0f} s "
+                             f"(log: {log(config)})") from None
+    check_report(config)
+
+
+def start_nbval(config: str, paths: list[str], *args: str,
+                env: dict | None = None) -> subprocess.Popen:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    report(config).unlink(missing_ok=True)
+    with log(config).open("w") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "-n", "0",
+             f"--junitxml={report(config)}", *args],
+            cwd=ROOT, env={**os.environ, **CONFIGS[config], **(env or {})}, stdout=out,
+            stderr=subprocess.STDOUT)
+
+
+def check_report(config: str) -> None:
+    if not report(config).exists():
+        raise AssertionError(f"{config}: no report; the run broke (log: "
+                             f"{log(config).relative_to(ROOT)}):\n{log(config).read_text()[-3000:]}")
+
+
+_fallback: dict[str, subprocess.Popen] = {}
 
 
 def start(chapters=None) -> None:
-    """Start every configuration's run of ``chapters`` (names; default: all) once, so that
-    they run side by side."""
-    if _runs:
-        return
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    paths = [str(CHAPTERS[c].relative_to(ROOT)) for c in (chapters or CHAPTERS)]
-    for config, env_vars in CONFIGS.items():
-        log = ARTIFACTS / f"portability-{config}.log"
-        report = ARTIFACTS / f"portability-{config}.xml"
-        report.unlink(missing_ok=True)
-        env = {**os.environ, **env_vars}
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "-n", "0",
-                 f"--junitxml={report}"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            )
-        _runs[config] = proc, log, report
+    """Without Chromium: start the chapters' run on :data:`LAB` (``chapters``: names; default
+    all) in a child process of its own, once."""
+    if not _fallback:
+        _fallback[LAB] = start_nbval(LAB, [str(CHAPTERS[c].relative_to(ROOT))
+                                           for c in (chapters or CHAPTERS)],
+                                     "--outputs-from=kernel")
 
 
 def stop() -> None:
-    for proc, _, _ in _runs.values():
+    for proc in _fallback.values():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
 
 
-def chapter_failures(report: Path, chapter: str) -> tuple[int, list[str]]:
-    """How many of ``chapter``'s cells the report holds, and the failures among them."""
-    cases = [case for case in ET.parse(report).iter("testcase")  # classname "book.masks.md"
-             if case.get("classname") == f"book.{chapter}.md"]
+def wait_for_run(config: str) -> None:
+    """Wait until the run that carries ``config`` has written its report."""
+    from tests import test_clean_install, test_jupyterlab
+
+    if config == CLEAN:
+        test_clean_install.RUNS.wait()
+    elif test_jupyterlab.WALKS.available():
+        test_jupyterlab.WALKS.result(test_jupyterlab.OUTPUTS)
+    else:
+        start()
+        proc = _fallback[LAB]
+        try:
+            proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail(f"{config}: the chapters did not finish within {TIMEOUT} s "
+                        f"(log: {log(config)})")
+    check_report(config)
+
+
+def chapter_failures(path: Path, chapter: str) -> tuple[int, list[str]]:
+    """How many of ``chapter``'s cells the report at ``path`` holds, and the failures among
+    them (a case's class name ends in ``<chapter>.md`` or ``<chapter>.ipynb``)."""
+    cases = [case for case in ET.parse(path).iter("testcase")  # classname "book.masks.md"
+             if (case.get("classname") or "").rsplit(".", 2)[-2:-1] == [chapter]]
     failed = []
     for case in cases:
         for bad in list(case.iter("failure")) + list(case.iter("error")):
@@ -103,21 +168,12 @@ def chapter_failures(report: Path, chapter: str) -> tuple[int, list[str]]:
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_chapters_print_the_same_figures_on_an_emulated_cpu(config, chapter):
-    start()
-    proc, log, report = _runs[config]
-    deadline = time.monotonic() + TIMEOUT
-    while proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.5)
-    if proc.poll() is None:
-        proc.kill()
-        pytest.fail(f"{config}: the chapters did not finish within {TIMEOUT} s (log: {log})")
-    assert report.exists(), (f"{config}: no report; the run broke (log: "
-                             f"{log.relative_to(ROOT)}):\n{log.read_text()[-3000:]}")
-    cells, failed = chapter_failures(report, chapter)
-    assert cells, f"{config}: {chapter} did not run (log: {log.relative_to(ROOT)})"
+    wait_for_run(config)
+    cells, failed = chapter_failures(report(config), chapter)
+    assert cells, f"{config}: {chapter} did not run (log: {log(config).relative_to(ROOT)})"
     assert not failed, (
         f"with {CONFIGS[config]}, {chapter}'s outputs differ from tests/reference/ "
-        f"(full log: {log.relative_to(ROOT)}):\n" + "\n".join(failed[:5]))
+        f"(full log: {log(config).relative_to(ROOT)}):\n" + "\n".join(failed[:5]))
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
