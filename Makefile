@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 JB     := $(VENV)/bin/jupyter-book
 STAMP  := $(VENV)/.installed
 
-.PHONY: html test check chapter references lint bench pdf clean freeze
+.PHONY: html test check chapter references lint bench screenshots pdf clean freeze
 
 # Set-up: a project-local virtual environment with the pinned requirements and lib (-e .).
 $(STAMP): requirements.txt pyproject.toml
@@ -80,3 +80,9 @@ freeze: $(STAMP)
 # BENCH_ARGS=--quick for a smoke run; --skip-tests leaves out the test suite.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+# Screenshots to look at (the suite writes none): every page's first screen at 1280 px, dark
+# and at 390 px, and its controls; each chapter in JupyterLab. Into tests/artifacts/.
+screenshots: $(STAMP)
+	SCREENSHOTS=1 $(PY) -m pytest tests/test_browser.py tests/test_jupyterlab.py -q \
+	  -k "test_page_in_browser or test_page_on_a_phone or test_chapter_in_jupyterlab"

@@ -1,6 +1,6 @@
 """What every test shares: a headless matplotlib, the book's tools, and a chapter's own cells.
 
-* ``matplotlib.use("Agg")`` here, once, before any test imports pyplot;
+* ``matplotlib.use("Agg")`` here, once, before any test imports pyplot, and one BLAS thread;
 * ``tools/sphinx_ext`` on ``sys.path``, so tests import :mod:`myst_tokens` and
   :mod:`notebook_export` as the build does;
 * :func:`chapter_cell`, the one way a test runs a chapter's code cell (found by its tag) to
@@ -23,6 +23,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 matplotlib.use("Agg")
 
@@ -30,6 +31,10 @@ import lib
 from tests.nbharness import ROOT, code_cells, read_chapter, start_child, stop_children
 
 sys.path.insert(0, str(ROOT / "tools" / "sphinx_ext"))
+# One BLAS thread in the test processes (each xdist worker): the workers and the background
+# runs keep both cores busy, and on a busy machine OpenBLAS's threads spin waiting for each
+# other (a test of 4 s took 15). Children (kernels, the site's build) keep their own count.
+threadpool_limits(1, user_api="blas")
 
 
 def chapter_cell(chapter: str | Path, tag: str, ns: dict | None = None) -> dict:

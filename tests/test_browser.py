@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import timeouts
+from tests import shots, timeouts
 from tests.background import Background
 from tests.nbharness import ROOT
 from tests.site_build import built_site, page_names
@@ -582,8 +582,8 @@ def dark_problems(v: Visit, name: str) -> list[str]:
     v.js("() => { document.documentElement.dataset.theme = 'dark';"
          " document.documentElement.dataset.mode = 'dark'; }")
     v.page.wait_for_timeout(200)
-    v.page.screenshot(path=ARTIFACTS / f"{name}-dark.png")  # the first screen: full pages
-    # take seconds to encode, and the light one is kept whole
+    if shots.wanted():  # the first screen: full pages take seconds to encode
+        v.page.screenshot(path=ARTIFACTS / f"{name}-dark.png")
     return [f"figure with a dark background in the dark theme: {c['src']}"
             for c in v.js(CORNERS)
             if c["rgba"][3] > 0 and sum(c["rgba"][:3]) / 3 < 150]
@@ -591,7 +591,10 @@ def dark_problems(v: Visit, name: str) -> list[str]:
 
 def screenshots(v: Visit, name: str, view: str) -> None:
     """The first screen, and each control as the reader sees it, into ``tests/artifacts/``
-    (a whole chapter is 40,000 pixels tall: seconds to encode, and too long to look at)."""
+    (a whole chapter is 40,000 pixels tall: seconds to encode, and too long to look at), when
+    asked (:mod:`tests.shots`)."""
+    if not shots.wanted():
+        return
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     v.page.screenshot(path=ARTIFACTS / f"{name}-{view}.png")
     for n, control in enumerate(v.page.locator("main .explorable").all()):

@@ -54,12 +54,13 @@ def clean_environment(where: Path, *pins: str) -> Path:
     if proc.returncode:
         raise RuntimeError(f"pip could not build lib's wheel:\n{proc.stderr[-3000:]}")
     env = where / "env"
-    venv.create(env, with_pip=True)
+    venv.create(env)  # no pip of its own: this environment's pip installs into it (--python)
     python = env / "bin" / "python"
     wheel = next(wheels.glob("*.whl"))
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet",
-                           "--disable-pip-version-check", str(wheel), "ipykernel", *pins],
-                          capture_output=True, text=True)
+    # --no-compile: a kernel compiles what it imports, not every module of every package
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                           "--quiet", "--no-compile", "--disable-pip-version-check", str(wheel),
+                           "ipykernel", *pins], capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"pip install of {wheel.name} failed:\n{proc.stderr[-3000:]}")
     return python

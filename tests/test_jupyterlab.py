@@ -14,6 +14,9 @@ runs ``postBuild`` (what Binder runs) into a private Jupyter config folder, star
   All, every live control moved with the keyboard, saved (``test_chapter_in_jupyterlab``). The
   walks run in a thread of their own, with their own JupyterLab and browser, from the end of
   collection on (:data:`WALKS`), since they mostly wait; each test waits for its chapter's.
+  That JupyterLab and its kernels run on an emulated processor, and what each chapter printed
+  after Run All is kept and compared with the references by nbval: the run of
+  :data:`tests.test_portability.LAB`.
 
 ``lab_latencies`` times each control's inputs for ``make bench`` (section ``lab``).
 """
@@ -38,7 +41,7 @@ import nbformat
 import pytest
 import requests
 
-from tests import test_portability, timeouts
+from tests import shots, test_portability, timeouts
 from tests.background import Background
 from tests.nbharness import ROOT, chapter_paths, read_chapter, reference_path
 
@@ -577,7 +580,7 @@ def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[
     nb = read_chapter(chapter)
     folded = sum(c.cell_type == "code" and bool(c.metadata.get("jupyter", {}).get("source_hidden"))
                  for c in nb.cells)
-    scroll_through(page, shots=f"lab-{chapter.stem}")
+    scroll_through(page, shots=f"lab-{chapter.stem}" if shots.wanted() else None)
     state = page.evaluate(JS_STATE)
     problems = [f"shows {t!r}" for t in state["notFound"]]
     problems += [f"raw MyST in the rendered text: {m!r}" for m in
@@ -600,11 +603,11 @@ def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[
         if not any(m["latencies"]):
             problems.append(f"control {m['control']}, input {m['input']} ({m['kind']}): "
                             "the picture does not change when moved by keyboard")
-    if counts:
+    if counts and shots.wanted():
         page.locator("[data-control='0']").screenshot(
             path=str(ARTIFACTS / f"lab-{chapter.stem}-control.png"))
     solution = page.locator(f"{NOTEBOOK} .jp-CodeCell:has(.jp-InputPlaceholder)")
-    if solution.count():
+    if shots.wanted() and solution.count():
         solution.first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"lab-{chapter.stem}-solution.png"))
     save(page)
@@ -726,8 +729,10 @@ def test_chapter_in_jupyterlab(chapter):
     and its solutions' cells are collapsed; Run All runs every cell with no error output and
     leaves the solutions' output folded; every live control's picture changes when each of its
     inputs is moved with the keyboard; saving leaves the file byte for byte as it was; and no
-    extension was built for another JupyterLab. Screenshots: ``tests/artifacts/lab-*.png``.
-    (The walks run in :data:`WALKS`' thread; this test waits for this chapter's.)"""
+    extension was built for another JupyterLab. Screenshots (``make screenshots``):
+    ``tests/artifacts/lab-*.png``. (The walks run in :data:`WALKS`' thread; this test waits for
+    this chapter's. What the chapter printed after Run All is compared with the references in
+    ``tests/test_portability.py``.)"""
     if CHROMIUM is None:
         pytest.skip("needs Debian's chromium (apt-get install -y chromium)")
     problems = WALKS.result(chapter)
