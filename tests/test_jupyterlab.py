@@ -10,13 +10,13 @@ runs ``postBuild`` (what Binder runs) into a private Jupyter config folder, star
   notebook back through the API leaves the file byte for byte as it was;
 * the chapters' files are what ``tools/lab_compat.py`` writes (the jupytext round-trip fixed
   point, citations and figure references jupyterlab-myst can read, solutions collapsed);
-* in Debian's Chromium (Playwright), each chapter as a learner meets it: scrolled through, Run
-  All, every live control moved with the keyboard, saved (``test_chapter_in_jupyterlab``). The
-  walks run in a thread of their own, with their own JupyterLab and browser, from the end of
-  collection on (:data:`WALKS`), since they mostly wait; each test waits for its chapter's.
-  That JupyterLab and its kernels run on an emulated processor, and what each chapter printed
-  after Run All is kept and compared with the references by nbval: the run of
-  :data:`tests.test_portability.LAB`.
+* in Debian's Chromium (Playwright), each chapter as a learner meets it: opened (every cell
+  rendered), Run All, every live control moved with the keyboard, saved
+  (``test_chapter_in_jupyterlab``). The walks run in a thread of their own, with their own
+  JupyterLab and browser, from the end of collection on (:data:`WALKS`), since they mostly
+  wait; each test waits for its chapter's. That JupyterLab and its kernels run on an emulated
+  processor, and what each chapter printed after Run All is kept and compared with the
+  references by nbval: the run of :data:`tests.test_portability.LAB`.
 
 ``lab_latencies`` times each control's inputs for ``make bench`` (section ``lab``).
 """
@@ -580,7 +580,8 @@ def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[
     nb = read_chapter(chapter)
     folded = sum(c.cell_type == "code" and bool(c.metadata.get("jupyter", {}).get("source_hidden"))
                  for c in nb.cells)
-    scroll_through(page, shots=f"lab-{chapter.stem}" if shots.wanted() else None)
+    if shots.wanted():  # every cell is rendered already (windowing "none", see postBuild)
+        scroll_through(page, shots=f"lab-{chapter.stem}")
     state = page.evaluate(JS_STATE)
     problems = [f"shows {t!r}" for t in state["notFound"]]
     problems += [f"raw MyST in the rendered text: {m!r}" for m in
@@ -725,7 +726,7 @@ WALKS = Walks()
 @pytest.mark.parametrize("chapter", chapter_paths(), ids=lambda p: p.stem)
 def test_chapter_in_jupyterlab(chapter):
     """A learner's walk through the chapter in JupyterLab, in a real browser: it opens as a
-    notebook; scrolled through, it shows no "Not Found" reference or citation and no raw MyST,
+    notebook; rendered, it shows no "Not Found" reference or citation and no raw MyST,
     and its solutions' cells are collapsed; Run All runs every cell with no error output and
     leaves the solutions' output folded; every live control's picture changes when each of its
     inputs is moved with the keyboard; saving leaves the file byte for byte as it was; and no
