@@ -691,6 +691,38 @@ def shared_contrast_problems(browser, server: str, site: Path, page: None = None
         v.close()
 
 
+class KeptContexts:
+    """A browser whose contexts the page checks keep, one per viewport: each page opens in a
+    fresh tab of its viewport's context, and the pages share its cache and renderer, as a
+    reader's pages do (a fresh context per page started a renderer and fetched every script
+    again: a twentieth of the checks' time). Nothing a check changes is stored (the dark
+    theme is set on the page, not in its storage)."""
+
+    def __init__(self, browser):
+        self.browser, self.contexts = browser, {}
+
+    def new_context(self, viewport):
+        key = (viewport["width"], viewport["height"])
+        if key not in self.contexts:
+            self.contexts[key] = self.browser.new_context(viewport=viewport)
+        return Tab(self.contexts[key])
+
+
+class Tab:
+    """One tab of a kept context (:class:`KeptContexts`): closing it closes the tab only."""
+
+    def __init__(self, context):
+        self.context, self.page = context, None
+
+    def new_page(self):
+        self.page = self.context.new_page()
+        return self.page
+
+    def close(self):
+        if self.page is not None:
+            self.page.close()
+
+
 class PageChecks(Background):
     """The checks of every page as a reader meets it (desktop, dark theme, phone) and of the
     shared colours, in a thread of their own with their own server and browser, started right
@@ -722,7 +754,8 @@ class PageChecks(Background):
     def session(self):
         site = built_site()
         with serving(site) as server, launched() as b:
-            yield lambda job: self.CHECKS[job[0]](b, server, site, job[1])
+            kept = KeptContexts(b)
+            yield lambda job: self.CHECKS[job[0]](kept, server, site, job[1])
 
     def describe(self, job) -> str:
         return f"{job[0]} check of {job[1]}"

@@ -333,7 +333,8 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
     loaded again."""
     timeout = timeouts.seconds(timeouts.LAB_OPEN) if timeout is None else timeout
     if page is None:
-        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+        # reduced motion: JupyterLab's busy indicators need not animate while cells run
+        page = chromium.new_page(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
         page.set_default_timeout(timeouts.ms(timeouts.PAGE_ACTION))
         if watch:
             watch(page)
