@@ -1,18 +1,28 @@
-"""pytest plugin: re-execute every MyST chapter under nbval against committed reference outputs.
+"""pytest plugin: compare every MyST chapter's outputs with committed references, under nbval.
 
 The chapters in ``_toc.yml`` are the single source. For each one this plugin
 
 1. reads the ``.md`` with jupytext (no converted copy is written or committed);
 2. pairs each code cell with the cell of ``tests/reference/<chapter>.ipynb`` whose source is
    identical (cells are aligned with difflib, so an edit fails only the cells it touches);
-3. hands the cells to nbval, which executes them in a fresh kernel of this environment and
-   compares every output (strict mode: stdout, stderr, ``text/plain``, ``text/html``, glue
-   records) after the substitutions in ``tests/sanitize.cfg``.
+3. hands the cells to nbval, which compares every output (strict mode: stdout, stderr,
+   ``text/plain``, ``text/html``, glue records) after the substitutions in
+   ``tests/sanitize.cfg``, with the outputs of ``--outputs-from``:
+
+   * ``site`` (the default): the executed notebook the built site offers for download (the
+     build ran the chapter natively; it runs first if it has not), so what the site shows is
+     what is checked;
+   * ``kernel``: nbval executes the cells now, in a fresh kernel of this environment (or of
+     ``--nbval-kernel-name``'s, in an empty folder with ``--kernel-cwd``): ``make
+     references``, the clean-environment run of ``tests/test_clean_install.py``;
+   * a folder: the ``<chapter>.ipynb`` another run kept there (the JupyterLab walks').
 
 A code cell with no reference, or whose reference was made from different source, fails with a
-message that says so. ``pytest --regen-references`` (``make references``) runs the same nbval
-execution and writes the reference notebooks from what it captured, so the references are
-nbval's own outputs, never another executor's.
+message that says so. ``pytest --regen-references`` (``make references``) executes the cells
+under nbval and writes the reference notebooks from what it captured, so the references are
+nbval's own outputs, never another executor's. ``--notebooks`` collects the ``.ipynb`` files
+named on the command line (the site's downloads) as chapters, paired with their references by
+name.
 """
 
 from __future__ import annotations

@@ -12,16 +12,23 @@ notebooks at once. So ``make html`` runs this first:
    ``_config.yml``;
 3. the build then finds every chapter cached, and executes none.
 
+jupyter-cache knows a chapter by its code cells only, and the chapters print what ``lib``
+computes: so the cache also records a digest of ``lib`` and of the versions that compute and
+draw (:func:`lib_digest`), and when that changes every cached chapter is executed again (a
+site that showed figures of an older ``lib`` would pass its own checks).
+
 A chapter that fails here is left for the build, which executes it again and reports the
 error with its traceback as usual. Usage: ``.venv/bin/python tools/execute.py`` (from anywhere).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
 
 import yaml
@@ -32,6 +39,19 @@ from myst_nb.core.read import is_myst_markdown_notebook, myst_nb_reader_plugin
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 READER = {"type": "plugin", "name": "myst_nb_md"}
+#: The digest of ``lib`` the cached chapters were executed with (:func:`lib_digest`).
+LIB_RECORD = CACHE / "lib-digest.txt"
+
+
+def lib_digest(lib: Path = ROOT / "lib") -> str:
+    """A digest of every file of ``lib`` (path and bytes) and of the versions of Python and of
+    the packages that compute and draw what the chapters print."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in ("numpy", "matplotlib", "pillow", "ipywidgets"):
+        digest.update(f"{name} {metadata.version(name)}".encode())
+    for path in sorted(p for p in lib.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(lib)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def toc_files() -> list[Path]:
@@ -69,6 +89,9 @@ def main() -> int:
     timeout = int(config.get("timeout", 30))
     logger = logging.getLogger("execute")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    digest = lib_digest()
+    if CACHE.exists() and (not LIB_RECORD.exists() or LIB_RECORD.read_text() != digest):
+        get_cache(str(CACHE)).clear_cache()  # executed with another lib, or before the record
     cache = get_cache(str(CACHE))
     stale = []
     for path in notebooks():
@@ -78,6 +101,7 @@ def main() -> int:
             cache.match_cache_notebook(nb)
         except KeyError:
             stale.append(record.pk)
+    LIB_RECORD.write_text(digest)
     if not stale:
         print("tools/execute.py: every chapter is cached")
         return 0
