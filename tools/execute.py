@@ -15,7 +15,9 @@ notebooks at once. So ``make html`` runs this first:
 jupyter-cache knows a chapter by its code cells only, and the chapters print what ``lib``
 computes: so the cache also records a digest of ``lib`` and of the versions that compute and
 draw (:func:`lib_digest`), and when that changes every cached chapter is executed again (a
-site that showed figures of an older ``lib`` would pass its own checks).
+site that showed figures of an older ``lib`` would pass its own checks). A chapter executed
+here has its source's time touched, so that the build reads it again: Sphinx reads only the
+sources it sees changed.
 
 A chapter that fails here is left for the build, which executes it again and reports the
 error with its traceback as usual. Usage: ``.venv/bin/python tools/execute.py`` (from anywhere).
@@ -101,6 +103,10 @@ def main() -> int:
             cache.match_cache_notebook(nb)
         except KeyError:
             stale.append(record.pk)
+            # Sphinx reads again only the sources it sees changed: a chapter executed again
+            # (its lib changed, not its text) must be read again, or its page keeps the old
+            # outputs
+            os.utime(path)
     LIB_RECORD.write_text(digest)
     if not stale:
         print("tools/execute.py: every chapter is cached")
