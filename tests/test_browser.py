@@ -569,15 +569,21 @@ AXE_RUNS = """async (contrastContext) => {
 }"""
 
 
-def axe_problems(page, contrast_everywhere: bool = False) -> list[str]:
+#: Every rule of axe on the elements of :data:`CONTRAST_SHARED` only.
+AXE_SHARED = """async (include) => (await axe.run({include},
+                                                  {resultTypes: ['violations']})).violations"""
+
+
+def axe_problems(page, shared_only: bool = False) -> list[str]:
     """axe-core's violations at :data:`AXE_FAILING` impacts: every rule on the whole page, the
-    colour contrast of text outside :data:`CONTRAST_SHARED` (everywhere if asked). axe is
-    injected once and runs twice (two runs, since a rule cannot have a context of its own)."""
+    colour contrast of text outside :data:`CONTRAST_SHARED` (two runs, since a rule cannot
+    have a context of its own); or, ``shared_only``, every rule on the elements of
+    :data:`CONTRAST_SHARED` only (the rest of the page has its own check)."""
     from axe_playwright_python.sync_playwright import Axe
 
     page.evaluate(Axe().axe_script)
-    context = None if contrast_everywhere else {"exclude": CONTRAST_SHARED}
-    violations = page.evaluate(AXE_RUNS, context)
+    violations = (page.evaluate(AXE_SHARED, CONTRAST_SHARED) if shared_only
+                  else page.evaluate(AXE_RUNS, {"exclude": CONTRAST_SHARED}))
     return [f"axe {v['impact']} {v['id']}: {v['help']} at "
             f"{[n['target'] for n in v['nodes']][:3]}"
             for v in violations if v["impact"] in AXE_FAILING]
@@ -675,8 +681,10 @@ def phone_problems(browser, server: str, site: Path, page: str) -> list[str]:
 
 
 def shared_contrast_problems(browser, server: str, site: Path, page: None = None) -> list[str]:
-    """axe's colour contrast of typeset math and highlighted code (left out page by page, see
-    :data:`CONTRAST_SHARED`), on the shortest chapter that has both."""
+    """axe on typeset math and highlighted code (their colour contrast is left out page by
+    page, see :data:`CONTRAST_SHARED`), every equation of the page typeset: every rule on
+    those elements, on the shortest chapter that has both (its other elements have its
+    desktop check)."""
     page = min((p for p in page_names() if 'class="highlight' in (site / p).read_text()),
                key=lambda p: (site / p).stat().st_size)
     v = Visit(browser, f"{server}/{page}")
@@ -686,7 +694,7 @@ def shared_contrast_problems(browser, server: str, site: Path, page: None = None
         for what in ("mjx-container", "div.highlight"):
             if not v.js(f"() => document.querySelectorAll('main {what}').length"):
                 problems.append(f"{page} has no {what} left to check the contrast of")
-        return problems + [f"{page}: {p}" for p in axe_problems(v.page, contrast_everywhere=True)]
+        return problems + [f"{page}: {p}" for p in axe_problems(v.page, shared_only=True)]
     finally:
         v.close()
 
