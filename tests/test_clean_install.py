@@ -13,6 +13,12 @@ after collection, ``tests/conftest.py``):
    ``--notebooks``), which also compares every output with ``tests/reference/``, on the emulated
    processor :data:`tests.test_portability.CLEAN`, whose test reads those comparisons.
 
+The kernels share the checkout's frame cache (``lib/widgets/cache.py``): a control's frames
+are reused only under the same key (``lib``'s files, the versions of Python, numpy,
+matplotlib and Pillow, every input the kernel has run), that is, only when drawing them again
+would draw the same frames; with newer packages than the pinned ones the key differs and
+every frame is drawn, as a reader's kernel draws it.
+
 An error in any cell (a missing dependency, a file read through the repository's layout) or a
 file left in the reader's folder fails the chapter's test here; an output that differs fails it
 in ``tests/test_portability.py``. ``pyproject.toml`` holds the lower bounds; CONTRIBUTING.md
@@ -31,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.widgets import cache
 from tests import test_portability, timeouts
 from tests.background import Background
 from tests.nbharness import ROOT
@@ -114,7 +121,12 @@ class CleanRuns(Background):
                 CLEAN, [str(downloaded_notebook(site, c)) for c in self.jobs],
                 "--notebooks", "--outputs-from=kernel", "--nbval-kernel-name=clean-lib",
                 f"--kernel-cwd={readers}", f"--nbval-cell-timeout={CELL_TIMEOUT}",
-                env={"JUPYTER_PATH": str(kernel_spec(python, where))},
+                env={"JUPYTER_PATH": str(kernel_spec(python, where)),
+                     # the checkout's frame cache (lib/widgets/cache.py): a control's frames
+                     # are reused only under the same key (lib's files, the versions of
+                     # Python, numpy, matplotlib and Pillow, every input run so far), so
+                     # only when drawing them again would draw the same frames
+                     cache.ENV: str(cache.folder())},
                 timeout=timeouts.seconds(LIMIT))
             yield lambda chapter: outcome(chapter, readers)
 
