@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import os
 
-from tests.nbharness import ROOT
-
-ARTIFACTS = ROOT / "tests" / "artifacts"
-
 
 def wanted() -> bool:
     """Whether this run writes screenshots (``SCREENSHOTS`` set and not ``0``)."""

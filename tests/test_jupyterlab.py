@@ -372,13 +372,13 @@ def open_chapter(chromium, lab: JupyterLab, chapter: Path, timeout: float | None
     return page
 
 
-def scroll_through(page, shots: str | None = None) -> None:
+def scroll_through(page, name: str | None = None) -> None:
     """Scroll the notebook from top to bottom, a screen at a time (screenshots of the first
-    and last screens as ``<shots>-top.png``/``-bottom.png``)."""
+    and last screens as ``<name>-top.png``/``-bottom.png``)."""
     scroller = NOTEBOOK.replace(" .jp-Notebook", " .jp-WindowedPanel-outer")
     page.evaluate(f"() => document.querySelector('{scroller}').scrollTo(0, 0)")
-    if shots:
-        page.screenshot(path=str(ARTIFACTS / f"{shots}-top.png"))
+    if name:
+        page.screenshot(path=str(ARTIFACTS / f"{name}-top.png"))
     page.evaluate(f"""async () => {{  // a screen at a time, each one painted
         const s = document.querySelector('{scroller}');
         const painted = () => new Promise(
@@ -390,11 +390,11 @@ def scroll_through(page, shots: str | None = None) -> None:
         }}
     }}""")
     page.wait_for_timeout(300)
-    if shots:  # the last cell at the bottom of the screen, not the notebook's empty margin
+    if name:  # the last cell at the bottom of the screen, not the notebook's empty margin
         page.evaluate(f"() => Array.from(document.querySelectorAll('{NOTEBOOK} .jp-Cell'))"
                       ".pop().scrollIntoView({block: 'end'})")
         page.wait_for_timeout(100)
-        page.screenshot(path=str(ARTIFACTS / f"{shots}-bottom.png"))
+        page.screenshot(path=str(ARTIFACTS / f"{name}-bottom.png"))
 
 
 # The current notebook's code cells without an execution count, and its kernel's status.
@@ -582,7 +582,7 @@ def walk_problems(page, chapter: Path, saved: Path, console: list[str]) -> list[
     folded = sum(c.cell_type == "code" and bool(c.metadata.get("jupyter", {}).get("source_hidden"))
                  for c in nb.cells)
     if shots.wanted():  # every cell is rendered already (windowing "none", see postBuild)
-        scroll_through(page, shots=f"lab-{chapter.stem}")
+        scroll_through(page, name=f"lab-{chapter.stem}")
     state = page.evaluate(JS_STATE)
     problems = [f"shows {t!r}" for t in state["notFound"]]
     problems += [f"raw MyST in the rendered text: {m!r}" for m in
