@@ -88,18 +88,18 @@ def test_chapter_cell_runs_the_tagged_cell_in_a_namespace(tmp_path):
 def test_the_execution_cache_is_keyed_on_lib_too(tmp_path):
     """A chapter's cached execution is void once ``lib`` changes (``tools/execute.py``): the
     digest follows every file of ``lib`` and nothing Python writes beside them."""
-    from tools.execute import lib_digest
+    from lib.widgets.cache import environment_digest
 
     lib = tmp_path / "lib"
     (lib / "figures").mkdir(parents=True)
     (lib / "__init__.py").write_text("SCALE = 1\n")
     (lib / "figures" / "a.py").write_text("x = 1\n")
-    before = lib_digest(lib)
+    before = environment_digest(lib)
     (lib / "__pycache__").mkdir()
     (lib / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
-    assert lib_digest(lib) == before
+    assert environment_digest(lib) == before
     (lib / "figures" / "a.py").write_text("x = 2\n")
-    assert lib_digest(lib) != before
+    assert environment_digest(lib) != before
     (lib / "figures" / "a.py").write_text("x = 1\n")
     (lib / "figures" / "b.py").write_text("")
-    assert lib_digest(lib) != before
+    assert environment_digest(lib) != before

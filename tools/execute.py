@@ -14,10 +14,10 @@ notebooks at once. So ``make html`` runs this first:
 
 jupyter-cache knows a chapter by its code cells only, and the chapters print what ``lib``
 computes: so the cache also records a digest of ``lib`` and of the versions that compute and
-draw (:func:`lib_digest`), and when that changes every cached chapter is executed again (a
-site that showed figures of an older ``lib`` would pass its own checks). A chapter executed
-here has its source's time touched, so that the build reads it again: Sphinx reads only the
-sources it sees changed.
+draw (``lib.widgets.cache.environment_digest``, the frame cache's key), and when that changes
+every cached chapter is executed again (a site that showed figures of an older ``lib`` would
+pass its own checks). A chapter executed here has its source's time touched, so that the build
+reads it again: Sphinx reads only the sources it sees changed.
 
 A chapter that fails here is left for the build, which executes it again and reports the
 error with its traceback as usual. Usage: ``.venv/bin/python tools/execute.py`` (from anywhere).
@@ -25,12 +25,10 @@ error with its traceback as usual. Usage: ``.venv/bin/python tools/execute.py`` 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 
 import yaml
@@ -38,22 +36,13 @@ from jupyter_cache import get_cache
 from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook, myst_nb_reader_plugin
 
+from lib.widgets.cache import environment_digest
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 READER = {"type": "plugin", "name": "myst_nb_md"}
-#: The digest of ``lib`` the cached chapters were executed with (:func:`lib_digest`).
+#: The digest of ``lib`` the cached chapters were executed with (``environment_digest``).
 LIB_RECORD = CACHE / "lib-digest.txt"
-
-
-def lib_digest(lib: Path = ROOT / "lib") -> str:
-    """A digest of every file of ``lib`` (path and bytes) and of the versions of Python and of
-    the packages that compute and draw what the chapters print."""
-    digest = hashlib.sha256(sys.version.encode())
-    for name in ("numpy", "matplotlib", "pillow", "ipywidgets"):
-        digest.update(f"{name} {metadata.version(name)}".encode())
-    for path in sorted(p for p in lib.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(lib)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def toc_files() -> list[Path]:
@@ -91,7 +80,7 @@ def main() -> int:
     timeout = int(config.get("timeout", 30))
     logger = logging.getLogger("execute")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    digest = lib_digest()
+    digest = environment_digest()
     if CACHE.exists() and (not LIB_RECORD.exists() or LIB_RECORD.read_text() != digest):
         get_cache(str(CACHE)).clear_cache()  # executed with another lib, or before the record
     cache = get_cache(str(CACHE))

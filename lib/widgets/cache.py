@@ -52,19 +52,24 @@ def folder() -> Path | None:
     return root / "_build" / ".frame-cache" if (root / "_config.yml").exists() else None
 
 
-@functools.cache
-def _environment_digest() -> str:
-    """Every file of ``lib`` (path and bytes) and the versions that draw and pack frames."""
+def environment_digest(lib: Path = LIB) -> str:
+    """Every file of ``lib`` (path and bytes) and the versions that draw and pack frames: the
+    part of a frame's key that is not the kernel's history. ``tools/execute.py`` keys the
+    site's execution cache on it too (a chapter prints what ``lib`` computes)."""
     import matplotlib
     import numpy
     import PIL
 
     h = hashlib.sha256()
-    for path in sorted(p for p in LIB.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        h.update(str(path.relative_to(LIB)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(p for p in lib.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(lib)).encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(f"{platform.python_version()} {numpy.__version__} {matplotlib.__version__} "
              f"{PIL.__version__}".encode())
     return h.hexdigest()
+
+
+#: :func:`environment_digest` of this ``lib``, computed once per process.
+_environment_digest = functools.cache(environment_digest)
 
 
 def _history() -> list[str] | None:
