@@ -82,17 +82,9 @@ class Background:
 
     def wait(self) -> None:
         """Wait until the session is open and its first job done (raises what broke the
-        session)."""
+        session, or that job)."""
         self.start()
-        limit = timeouts.seconds(self.limit)
-        deadline = time.monotonic() + limit
-        while not self.results:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise AssertionError(f"no {self.name} session within {limit:.0f} s")
-            time.sleep(0.2)
-        first = self.results.get(self.jobs[0]) if self.jobs else None
-        if isinstance(first, BaseException):
-            raise first
+        self.result(self.jobs[0])
 
     def stop(self) -> None:
         """Stop after the current job (a session cut short)."""

@@ -88,7 +88,11 @@ def nbval_run(config: str, paths: list[str], *args: str, env: dict | None = None
               timeout: float = TIMEOUT) -> None:
     """Run nbval (this suite's harness) on ``paths`` under ``config``, in a child process;
     its report: :func:`report`, its output: :func:`log`. Raises if no report was written."""
-    proc = start_nbval(config, paths, *args, env=env)
+    finish(start_nbval(config, paths, *args, env=env), config, timeout)
+
+
+def finish(proc: subprocess.Popen, config: str, timeout: float = TIMEOUT) -> None:
+    """Wait for ``config``'s nbval process and its report (raises if either is missing)."""
     try:
         proc.wait(timeout)
     except subprocess.TimeoutExpired:
@@ -146,13 +150,8 @@ def wait_for_run(config: str) -> None:
         test_jupyterlab.WALKS.result(test_jupyterlab.OUTPUTS)
     else:
         start()
-        proc = _fallback[LAB]
-        try:
-            proc.wait(TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            pytest.fail(f"{config}: the chapters did not finish within {TIMEOUT} s "
-                        f"(log: {log(config)})")
+        finish(_fallback[LAB], config)
+        return
     check_report(config)
 
 
